@@ -1,0 +1,6 @@
+#pragma once
+// Umbrella header: every spinwise primitive. Include single headers to build less.
+
+#include "spinwise/arch.hpp"
+#include "spinwise/config.hpp"
+#include "spinwise/version.hpp"

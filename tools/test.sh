@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone on a fresh Debian 12 machine:
+#   1. Release build, every test under ctest (packaging consumers included), -Werror
+#   2. the tests under ThreadSanitizer
+#   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   4. aarch64 cross build, tests under qemu-aarch64 once per relax kind (isb, yield, sb, none)
+#   5. a build forced onto the generic backend, tests included
+# Each stage prints what it ran and ctest's summary; the last line counts the stages.
+# Usage: tools/test.sh [stage ...]   (stages: release tsan asan aarch64 generic; default all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+tools/setup.sh || { echo "test: setup failed"; exit 1; }
+
+jobs=$(nproc)
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(release tsan asan aarch64 generic)
+passed=0
+failed=0
+failed_names=()
+t_all=$(date +%s)
+
+# configure + build one tree; prints only on failure
+build() {  # dir, cmake args...
+  local dir=$1
+  shift
+  local log="$root/$dir.log"
+  mkdir -p "$(dirname "$log")"
+  if ! cmake -S "$root" -B "$root/$dir" -G Ninja -DSPINWISE_WERROR=ON "$@" >"$log" 2>&1 ||
+     ! cmake --build "$root/$dir" -j "$jobs" >>"$log" 2>&1; then
+    tail -n 60 "$log"
+    return 1
+  fi
+}
+
+# ctest with its summary; extra env assignments come first
+run_ctest() {  # dir, [VAR=value ...] -- [ctest args]
+  local dir=$1
+  shift
+  local envs=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift
+  (cd "$root/$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" "$@") 2>&1 |
+    grep -vE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' | tail -n 40
+  return "${PIPESTATUS[0]}"
+}
+
+stage() {  # name, description, function
+  local name=$1 desc=$2 fn=$3 t0 rc
+  echo "=== stage $name: $desc"
+  t0=$(date +%s)
+  "$fn"
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "=== stage $name: passed in $(($(date +%s) - t0)) s"
+  else
+    failed=$((failed + 1))
+    failed_names+=("$name")
+    echo "=== stage $name: FAILED in $(($(date +%s) - t0)) s"
+  fi
+  echo
+}
+
+stage_release() {
+  build build/release -DCMAKE_BUILD_TYPE=Release && run_ctest build/release --
+}
+# Sanitized and emulated runs do less work per stress test (SPINWISE_TEST_SCALE) but the same checks.
+stage_tsan() {
+  build build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=thread &&
+    run_ctest build/tsan SPINWISE_TEST_SCALE=0.25 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 --
+}
+stage_asan() {
+  build build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=address &&
+    run_ctest build/asan SPINWISE_TEST_SCALE=0.5 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 --
+}
+stage_aarch64() {
+  build build/aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" ||
+    return 1
+  local rc=0 kind
+  for kind in isb yield sb none; do
+    # SB needs FEAT_SB; qemu's default CPU model may lack it on older qemu versions.
+    if [ "$kind" = sb ] && ! qemu-aarch64 -L /usr/aarch64-linux-gnu "$root/build/aarch64/tools/spinwise-calibrate" \
+         --list-backends 2>/dev/null | grep -qw sb; then
+      echo "--- aarch64 relax=sb: skipped, this qemu-aarch64 does not report HWCAP_SB"
+      continue
+    fi
+    echo "--- aarch64 relax=$kind (qemu-aarch64 $(qemu-aarch64 --version | head -n1 | awk '{print $3}'))"
+    run_ctest build/aarch64 SPINWISE_RELAX=$kind SPINWISE_EXPECT_RELAX=$kind SPINWISE_TEST_SCALE=0.25 -- || rc=1
+  done
+  return $rc
+}
+stage_generic() {
+  build build/generic -DCMAKE_BUILD_TYPE=Release -DSPINWISE_ARCH=generic &&
+    run_ctest build/generic SPINWISE_TEST_SCALE=0.5 -- -LE package
+}
+
+for s in "${stages[@]}"; do
+  case $s in
+    release) stage release "Release build, all tests" stage_release ;;
+    tsan) stage tsan "ThreadSanitizer build, all tests" stage_tsan ;;
+    asan) stage asan "AddressSanitizer+UBSan build, all tests" stage_asan ;;
+    aarch64) stage aarch64 "aarch64 cross build, tests under qemu-aarch64 per relax kind" stage_aarch64 ;;
+    generic) stage generic "generic backend forced (SPINWISE_ARCH=generic), all tests" stage_generic ;;
+    *) echo "test: unknown stage '$s' (stages: release tsan asan aarch64 generic)"; exit 2 ;;
+  esac
+done
+
+echo "test: ${stages[*]} took $(($(date +%s) - t_all)) s"
+[ $failed -gt 0 ] && echo "test: failed stages: ${failed_names[*]}"
+echo "stages: $passed passed, $failed failed"
+[ $failed -eq 0 ]
