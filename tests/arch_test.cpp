@@ -20,7 +20,7 @@ namespace {
 // Scans the first bytes of a function for an instruction encoding. Guards against a backend that
 // compiles and runs but issues the wrong instruction (say YIELD where ISB was asked for), which
 // no timing under qemu could reveal.
-bool code_contains(const void* fn, const unsigned char* pattern, std::size_t len) {
+[[maybe_unused]] bool code_contains(const void* fn, const unsigned char* pattern, std::size_t len) {
   const auto* code = static_cast<const unsigned char*>(fn);
   for (std::size_t i = 0; i < 512; ++i) {
     if (std::memcmp(code + i, pattern, len) == 0) return true;
@@ -33,7 +33,7 @@ SPINWISE_NOINLINE void emit_one() {
   sw::detail::backend::relax(K);
 }
 
-const void* as_code(void (*fn)()) {
+[[maybe_unused]] const void* as_code(void (*fn)()) {
   const void* p;
   std::memcpy(&p, &fn, sizeof(p));
   return p;

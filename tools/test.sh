@@ -42,7 +42,7 @@ run_ctest() {  # dir, [VAR=value ...] -- [ctest args]
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
   [ "${1:-}" = "--" ] && shift
   (cd "$root/$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" "$@") 2>&1 |
-    grep -vE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' | tail -n 40
+    grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed| *Start +[0-9]+:)' | tail -n 40
   return "${PIPESTATUS[0]}"
 }
 
