@@ -7,9 +7,11 @@
 #   5. a build forced onto the generic backend, tests included
 # Each stage prints what it ran and ctest's summary; the last line counts the stages.
 # Usage: tools/test.sh [stage ...]   (stages: release tsan asan aarch64 generic; default all)
+# SPINWISE_BUILD_ROOT=<dir> puts the build trees elsewhere than build/ (parallel work in one clone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+broot=${SPINWISE_BUILD_ROOT:-build}
 
 tools/setup.sh || { echo "test: setup failed"; exit 1; }
 
@@ -64,37 +66,37 @@ stage() {  # name, description, function
 }
 
 stage_release() {
-  build build/release -DCMAKE_BUILD_TYPE=Release && run_ctest build/release --
+  build $broot/release -DCMAKE_BUILD_TYPE=Release && run_ctest $broot/release --
 }
 # Sanitized and emulated runs do less work per stress test (SPINWISE_TEST_SCALE) but the same checks.
 stage_tsan() {
-  build build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=thread &&
-    run_ctest build/tsan SPINWISE_TEST_SCALE=0.25 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 --
+  build $broot/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=thread &&
+    run_ctest $broot/tsan SPINWISE_TEST_SCALE=0.25 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 --
 }
 stage_asan() {
-  build build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=address &&
-    run_ctest build/asan SPINWISE_TEST_SCALE=0.5 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  build $broot/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=address &&
+    run_ctest $broot/asan SPINWISE_TEST_SCALE=0.5 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 --
 }
 stage_aarch64() {
-  build build/aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" ||
+  build $broot/aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" ||
     return 1
   local rc=0 kind
   for kind in isb yield sb none; do
     # SB needs FEAT_SB; qemu's default CPU model may lack it on older qemu versions.
-    if [ "$kind" = sb ] && ! qemu-aarch64 -L /usr/aarch64-linux-gnu "$root/build/aarch64/tools/spinwise-calibrate" \
+    if [ "$kind" = sb ] && ! qemu-aarch64 -L /usr/aarch64-linux-gnu "$root/$broot/aarch64/tools/spinwise-calibrate" \
          --list-backends 2>/dev/null | grep -qw sb; then
       echo "--- aarch64 relax=sb: skipped, this qemu-aarch64 does not report HWCAP_SB"
       continue
     fi
     echo "--- aarch64 relax=$kind (qemu-aarch64 $(qemu-aarch64 --version | head -n1 | awk '{print $3}'))"
-    run_ctest build/aarch64 SPINWISE_RELAX=$kind SPINWISE_EXPECT_RELAX=$kind SPINWISE_TEST_SCALE=0.25 -- || rc=1
+    run_ctest $broot/aarch64 SPINWISE_RELAX=$kind SPINWISE_EXPECT_RELAX=$kind SPINWISE_TEST_SCALE=0.25 -- || rc=1
   done
   return $rc
 }
 stage_generic() {
-  build build/generic -DCMAKE_BUILD_TYPE=Release -DSPINWISE_ARCH=generic &&
-    run_ctest build/generic SPINWISE_TEST_SCALE=0.5 -- -LE package
+  build $broot/generic -DCMAKE_BUILD_TYPE=Release -DSPINWISE_ARCH=generic &&
+    run_ctest $broot/generic SPINWISE_TEST_SCALE=0.5 -- -LE package
 }
 
 for s in "${stages[@]}"; do

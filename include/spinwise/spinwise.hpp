@@ -3,4 +3,6 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/relax_time.hpp"
+#include "spinwise/thread_annotations.hpp"
 #include "spinwise/version.hpp"

@@ -1,0 +1,60 @@
+#pragma once
+// Parking on a 32-bit word: Linux futex, process-private. Elsewhere the wait degrades to a
+// yield, which keeps every lock correct (waiters re-check their condition) if less frugal.
+//
+// A waiter must re-check its condition after any return: wake-ups can be spurious, and a
+// futex_wait returns at once when *word != expected (the lost-wake-up guard).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#endif
+
+namespace spinwise::detail {
+
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t), "futex needs a bare 32-bit word");
+
+#if defined(__linux__)
+inline long futex_call(const std::atomic<std::uint32_t>* word, int op, std::uint32_t val,
+                       const struct timespec* timeout) noexcept {
+  return syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val, timeout,
+                 nullptr, 0);
+}
+
+// Sleeps while *word == expected, until woken (or spuriously).
+inline void futex_wait(const std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  futex_call(&word, FUTEX_WAIT, expected, nullptr);
+}
+
+// As futex_wait, for at most `timeout` (relative, CLOCK_MONOTONIC). Non-positive: returns at once.
+inline void futex_wait_for(const std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                           std::chrono::nanoseconds timeout) noexcept {
+  if (timeout.count() <= 0) return;
+  struct timespec ts;
+  ts.tv_sec = static_cast<time_t>(timeout.count() / 1'000'000'000);
+  ts.tv_nsec = static_cast<long>(timeout.count() % 1'000'000'000);
+  futex_call(&word, FUTEX_WAIT, expected, &ts);
+}
+
+inline void futex_wake_one(const std::atomic<std::uint32_t>& word) noexcept { futex_call(&word, FUTEX_WAKE, 1, nullptr); }
+
+inline void futex_wake_all(const std::atomic<std::uint32_t>& word) noexcept {
+  futex_call(&word, FUTEX_WAKE, 0x7fffffff, nullptr);
+}
+#else
+inline void futex_wait(const std::atomic<std::uint32_t>&, std::uint32_t) noexcept { std::this_thread::yield(); }
+inline void futex_wait_for(const std::atomic<std::uint32_t>&, std::uint32_t, std::chrono::nanoseconds) noexcept {
+  std::this_thread::yield();
+}
+inline void futex_wake_one(const std::atomic<std::uint32_t>&) noexcept {}
+inline void futex_wake_all(const std::atomic<std::uint32_t>&) noexcept {}
+#endif
+
+}  // namespace spinwise::detail
