@@ -1,0 +1,302 @@
+#pragma once
+// Opt-in wait statistics per lock class.
+//
+// A lock type takes a statistics policy as its last template parameter. The default, no_stats,
+// is empty and its hooks are empty inline functions: no size, no instructions. class_stats<C>
+// counts, for every lock whose type names the class C, what InnoDB's SEMAPHORES section shows
+// and what the incident needed `perf top` to find:
+//
+//   acquisitions, contended acquisitions, spin rounds, relax instructions, ticks spent spinning,
+//   yields, parks (OS waits), total and maximum wait, and a log2 histogram of wait times.
+//
+//   struct dict_stats_class { static constexpr std::string_view name = "dict_stats"; };
+//   using stats_latch = spinwise::hybrid_mutex_t<spinwise::innodb_policy<>,
+//                                                spinwise::class_stats<dict_stats_class>>;
+//
+// Sharding: every thread gets its own block of counters per class, written only by that thread
+// (a relaxed load and store, no LOCK prefix), so statistics never become a new contention point
+// and no update is lost. A snapshot sums the live threads' blocks and the totals of threads that
+// have exited. Counters are unsigned 64-bit and only grow: at 10^9 events per second they wrap
+// after 584 years, and differences are taken modulo 2^64, so they are never negative (InnoDB's
+// 32-bit "spin rounds per wait" went negative, MySQL bug #79703).
+//
+// Snapshots, diffs, reset and the text/JSON reports live in spinwise::runtime
+// (<spinwise/runtime/stats_report.hpp>); this header only records.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <string_view>
+
+#include "spinwise/arch.hpp"
+#include "spinwise/config.hpp"
+
+namespace spinwise {
+
+// What a lock's slow path reports for one contended acquisition.
+struct wait_record {
+  std::uint64_t rounds = 0;      // spin rounds (snoozes)
+  std::uint64_t relaxes = 0;     // relax instructions issued in those rounds
+  std::uint64_t spin_ticks = 0;  // counter ticks spent in the rounds' delays
+  std::uint64_t yields = 0;      // sched_yield calls
+  std::uint64_t parks = 0;       // futex waits (InnoDB's "OS waits")
+  std::uint64_t wait_ticks = 0;  // first failed attempt to acquisition, counter ticks
+};
+
+// Bucket b counts waits of [2^b, 2^(b+1)) counter ticks (bucket 0 also counts 0 and 1 tick).
+// 48 buckets reach 2^48 ticks: 34 hours at 2.3 GHz.
+inline constexpr std::size_t kWaitHistogramBuckets = 48;
+
+constexpr std::size_t wait_histogram_bucket(std::uint64_t ticks) noexcept {
+  std::size_t b = 0;
+  while (ticks > 1 && b + 1 < kWaitHistogramBuckets) {
+    ticks >>= 1;
+    ++b;
+  }
+  return b;
+}
+
+// Plain totals: what a snapshot holds per class.
+struct lock_stats_totals {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;
+  std::uint64_t rounds = 0;
+  std::uint64_t relaxes = 0;
+  std::uint64_t spin_ticks = 0;
+  std::uint64_t yields = 0;
+  std::uint64_t parks = 0;
+  std::uint64_t wait_ticks = 0;
+  std::uint64_t max_wait_ticks = 0;
+  std::uint64_t histogram[kWaitHistogramBuckets] = {};
+};
+
+namespace detail {
+
+// One thread's counters for one class. Invariant: only the owning thread writes the counters
+// (load + store, relaxed); any thread may read them, under the class mutex.
+struct alignas(kCacheLinePad) stats_shard {
+  std::atomic<std::uint64_t> acquisitions{0};
+  std::atomic<std::uint64_t> contended{0};
+  std::atomic<std::uint64_t> rounds{0};
+  std::atomic<std::uint64_t> relaxes{0};
+  std::atomic<std::uint64_t> spin_ticks{0};
+  std::atomic<std::uint64_t> yields{0};
+  std::atomic<std::uint64_t> parks{0};
+  std::atomic<std::uint64_t> wait_ticks{0};
+  std::atomic<std::uint64_t> histogram[kWaitHistogramBuckets] = {};
+  stats_shard* next = nullptr;  // guarded by the class mutex
+};
+
+// Single-writer increment: wraps modulo 2^64 like any unsigned counter.
+SPINWISE_ALWAYS_INLINE void bump(std::atomic<std::uint64_t>& c, std::uint64_t d) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
+}
+
+inline void add_shard(lock_stats_totals& t, const stats_shard& s) noexcept {
+  t.acquisitions += s.acquisitions.load(std::memory_order_relaxed);
+  t.contended += s.contended.load(std::memory_order_relaxed);
+  t.rounds += s.rounds.load(std::memory_order_relaxed);
+  t.relaxes += s.relaxes.load(std::memory_order_relaxed);
+  t.spin_ticks += s.spin_ticks.load(std::memory_order_relaxed);
+  t.yields += s.yields.load(std::memory_order_relaxed);
+  t.parks += s.parks.load(std::memory_order_relaxed);
+  t.wait_ticks += s.wait_ticks.load(std::memory_order_relaxed);
+  for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b) t.histogram[b] += s.histogram[b].load(std::memory_order_relaxed);
+}
+
+// One per lock class, linked into the process-wide registry on first use and never unlinked.
+struct stats_class_record {
+  std::string_view name;
+  std::mutex mu;
+  stats_shard* live = nullptr;  // guarded by mu: shards of running threads
+  lock_stats_totals retired;    // guarded by mu: what exited threads counted
+  stats_shard overflow;         // for a thread that could not allocate its shard: atomic adds
+  // Max wait since start or reset. A CAS only when a wait beats the record: rare, slow path.
+  std::atomic<std::uint64_t> max_wait_ticks{0};
+  stats_class_record* next = nullptr;  // immutable once published
+
+  explicit stats_class_record(std::string_view n) noexcept : name(n) {}
+
+  lock_stats_totals collect() {
+    lock_stats_totals t;
+    std::lock_guard<std::mutex> g(mu);
+    t = retired;
+    for (const stats_shard* s = live; s != nullptr; s = s->next) add_shard(t, *s);
+    add_shard(t, overflow);
+    t.max_wait_ticks = max_wait_ticks.load(std::memory_order_relaxed);
+    return t;
+  }
+};
+
+inline std::atomic<stats_class_record*> g_stats_classes{nullptr};
+
+inline void register_stats_class(stats_class_record* r) noexcept {
+  stats_class_record* head = g_stats_classes.load(std::memory_order_relaxed);
+  do {
+    r->next = head;
+    // (head) h -> r; release pairs with the acquire in for_each_stats_class.
+  } while (!g_stats_classes.compare_exchange_weak(head, r, std::memory_order_release, std::memory_order_relaxed));
+}
+
+// Folds a thread's shards into their classes' retired totals when the thread exits.
+// Set once a thread's exit hook has run: a lock taken later in that thread's teardown (another
+// thread_local's destructor) records into the class's overflow block instead of a freed shard.
+inline thread_local bool t_stats_thread_exiting = false;
+
+struct stats_thread_exit {
+  struct entry {
+    stats_class_record* cls;
+    stats_shard* shard;
+    stats_shard** slot;  // the thread's cached pointer to `shard`, cleared on exit
+  };
+  entry entries[16] = {};
+  std::size_t n = 0;
+  stats_thread_exit* spill = nullptr;  // more than 16 classes used by one thread
+
+  // False when the hook cannot hold another entry (out of memory): the caller then keeps no shard.
+  bool add(stats_class_record* c, stats_shard* s, stats_shard** slot) noexcept {
+    if (n < 16) {
+      entries[n++] = {c, s, slot};
+      return true;
+    }
+    if (spill == nullptr) spill = new (std::nothrow) stats_thread_exit;
+    return spill != nullptr && spill->add(c, s, slot);
+  }
+
+  ~stats_thread_exit() {
+    t_stats_thread_exiting = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      *entries[i].slot = nullptr;
+      stats_class_record& c = *entries[i].cls;
+      stats_shard* s = entries[i].shard;
+      std::lock_guard<std::mutex> g(c.mu);
+      add_shard(c.retired, *s);
+      for (stats_shard** p = &c.live; *p != nullptr; p = &(*p)->next) {
+        if (*p == s) {
+          *p = s->next;
+          break;
+        }
+      }
+      delete s;
+    }
+    delete spill;
+  }
+};
+
+// Gives the calling thread a shard of class `c` and stores it in *slot; nullptr when the thread is
+// exiting or memory is short (the caller then records into the class's overflow block).
+SPINWISE_COLD inline stats_shard* attach_shard(stats_class_record& c, stats_shard** slot) noexcept {
+  if (t_stats_thread_exiting) return nullptr;
+  thread_local stats_thread_exit exit_hook;
+  auto* s = new (std::nothrow) stats_shard;
+  if (s == nullptr) return nullptr;
+  if (!exit_hook.add(&c, s, slot)) {
+    delete s;
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> g(c.mu);
+  s->next = c.live;
+  c.live = s;
+  *slot = s;
+  return s;
+}
+
+// A class record lives until the process ends, never destroyed: threads still running during
+// static destruction may record into it.
+inline stats_class_record* make_stats_class(void* storage, std::string_view name) noexcept {
+  auto* r = new (storage) stats_class_record(name);
+  register_stats_class(r);
+  return r;
+}
+
+}  // namespace detail
+
+// Calls f(name, totals) for every lock class used so far in this process.
+template <class F>
+void for_each_stats_class(F&& f) {
+  for (detail::stats_class_record* r = detail::g_stats_classes.load(std::memory_order_acquire); r != nullptr;
+       r = r->next) {
+    f(r->name, r->collect());
+  }
+}
+
+// Forgets the maximum wait of every class (the reset of the runtime's report uses it; the other
+// counters are reset there by keeping a baseline, since only their owning threads write them).
+inline void reset_max_waits() noexcept {
+  for (detail::stats_class_record* r = detail::g_stats_classes.load(std::memory_order_acquire); r != nullptr;
+       r = r->next) {
+    r->max_wait_ticks.store(0, std::memory_order_relaxed);
+  }
+}
+
+// The default: records nothing, costs nothing.
+struct no_stats {
+  static constexpr bool enabled = false;
+  static void on_acquire() noexcept {}
+  static void on_contended(const wait_record&) noexcept {}
+};
+
+// Records into the class `Class`, a type with `static constexpr std::string_view name`.
+template <class Class>
+struct class_stats {
+  static constexpr bool enabled = true;
+
+  static detail::stats_class_record& record() noexcept {
+    alignas(detail::stats_class_record) static unsigned char storage[sizeof(detail::stats_class_record)];
+    static detail::stats_class_record* const r = detail::make_stats_class(storage, Class::name);
+    return *r;
+  }
+
+  // Every acquisition, contended or not: one thread-local load and one plain increment.
+  SPINWISE_ALWAYS_INLINE static void on_acquire() noexcept {
+    if (detail::stats_shard* s = shard()) {
+      detail::bump(s->acquisitions, 1);
+    } else {
+      record().overflow.acquisitions.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  // After a contended acquisition (in addition to on_acquire).
+  SPINWISE_COLD static void on_contended(const wait_record& w) noexcept {
+    detail::stats_class_record& rec = record();
+    detail::stats_shard* s = shard();
+    const std::size_t bucket = wait_histogram_bucket(w.wait_ticks);
+    if (s != nullptr) {
+      detail::bump(s->contended, 1);
+      detail::bump(s->rounds, w.rounds);
+      detail::bump(s->relaxes, w.relaxes);
+      detail::bump(s->spin_ticks, w.spin_ticks);
+      detail::bump(s->yields, w.yields);
+      detail::bump(s->parks, w.parks);
+      detail::bump(s->wait_ticks, w.wait_ticks);
+      detail::bump(s->histogram[bucket], 1);
+    } else {
+      detail::stats_shard& o = rec.overflow;
+      o.contended.fetch_add(1, std::memory_order_relaxed);
+      o.rounds.fetch_add(w.rounds, std::memory_order_relaxed);
+      o.relaxes.fetch_add(w.relaxes, std::memory_order_relaxed);
+      o.spin_ticks.fetch_add(w.spin_ticks, std::memory_order_relaxed);
+      o.yields.fetch_add(w.yields, std::memory_order_relaxed);
+      o.parks.fetch_add(w.parks, std::memory_order_relaxed);
+      o.wait_ticks.fetch_add(w.wait_ticks, std::memory_order_relaxed);
+      o.histogram[bucket].fetch_add(1, std::memory_order_relaxed);
+    }
+    std::uint64_t m = rec.max_wait_ticks.load(std::memory_order_relaxed);
+    while (w.wait_ticks > m &&
+           !rec.max_wait_ticks.compare_exchange_weak(m, w.wait_ticks, std::memory_order_relaxed)) {
+    }
+  }
+
+ private:
+  // The calling thread's shard for this class, attached on first use; nullptr if out of memory.
+  SPINWISE_ALWAYS_INLINE static detail::stats_shard* shard() noexcept {
+    thread_local detail::stats_shard* s = nullptr;  // constant-initialized: no TLS guard
+    if (SPINWISE_UNLIKELY(s == nullptr)) return detail::attach_shard(record(), &s);
+    return s;
+  }
+};
+
+}  // namespace spinwise

@@ -1,0 +1,59 @@
+#pragma once
+// Snapshots and reports of the wait statistics that locks with a class_stats<> policy record
+// (see <spinwise/lock_stats.hpp>). Part of spinwise::runtime.
+//
+// Counters are cumulative since the process started (or since reset_stats()), like InnoDB's
+// SEMAPHORES counters and SQL Server's sys.dm_os_wait_stats: to see what a test did, take a
+// snapshot before and after it and report diff_stats(before, after).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spinwise/lock_stats.hpp"
+
+namespace spinwise {
+
+struct lock_class_stats {
+  std::string name;
+  lock_stats_totals totals;
+};
+
+struct stats_snapshot {
+  std::vector<lock_class_stats> classes;  // by name
+  double wall_seconds = 0;         // steady_clock at the snapshot (for a diff: the interval)
+  double process_cpu_seconds = 0;  // user + system CPU of the process (for a diff: in the interval)
+  std::uint64_t counter_hz = 0;    // to convert ticks to time
+};
+
+// Every class used so far, cumulative since start or the last reset_stats().
+stats_snapshot take_stats_snapshot();
+
+// after - before, class by class (a class missing from `before` counts from zero). Counters are
+// subtracted modulo 2^64, so a wrapped counter still gives the right difference. The maximum
+// wait of a diff is the later snapshot's maximum when it grew in the interval, else the upper
+// bound of the highest histogram bucket that grew.
+stats_snapshot diff_stats(const stats_snapshot& before, const stats_snapshot& after);
+
+// Makes the next snapshots count from now (keeps a baseline; the maximum waits restart at 0).
+void reset_stats();
+
+// Derived figures of one class in a snapshot.
+struct lock_class_summary {
+  double spin_rounds_per_wait = 0;  // rounds / contended acquisitions (InnoDB's "Spin rounds per wait")
+  double contended_share = 0;       // contended / acquisitions
+  double spin_ns = 0;               // time in spin delays
+  double spin_cpu_share = 0;        // spin time / process CPU time of the snapshot (0..1, can exceed
+                                    // 1 only if the CPU clock and the counter disagree)
+  double wait_ns = 0, mean_wait_ns = 0, max_wait_ns = 0;
+  double p50_wait_ns = 0, p99_wait_ns = 0;  // upper bounds of the histogram buckets holding them
+};
+lock_class_summary summarize(const stats_snapshot& s, const lock_class_stats& c);
+
+// InnoDB SEMAPHORES-shaped text, classes sorted by total wait time, longest first.
+std::string format_stats_text(const stats_snapshot& s);
+
+// The same as one JSON object (schema "spinwise.lock_stats", version 1), for monitoring exporters.
+std::string format_stats_json(const stats_snapshot& s);
+
+}  // namespace spinwise
