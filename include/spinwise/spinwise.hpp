@@ -3,6 +3,8 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/guard.hpp"
 #include "spinwise/relax_time.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/version.hpp"
+#include "spinwise/wait_policy.hpp"

@@ -1,0 +1,199 @@
+#pragma once
+// Storage and validation behind the policies' knobs (see spinwise/knobs.hpp for the contract).
+//
+// Each policy family (innodb, time, exp_backoff, no_backoff) describes its knobs in a Spec: up
+// to three unsigned fields with bounds and defaults. The values live in one 64-bit word:
+//
+//   bit  63..63  62..60        59..40     39..20     19..0
+//        unused  set[2..0]     field 2    field 1    field 0
+//
+// The process-wide word (g_knobs<Spec>) always holds every field and no set bits. An override
+// word (g_knob_override<Spec, Tag>) holds set bit i when Tag overrides field i; a field whose bit
+// is clear is read from the process-wide word.
+// Invariant: every field a word holds (all of a global word, the set ones of an override) is
+// within its Spec bounds, which all fit in 20 bits.
+//
+// Readers take one relaxed load (two with an override), once per spin round: no ordering is
+// needed because a knob only shapes how long a waiter waits, never what it may read. Each word
+// sits on its own cache-line pair, so writers elsewhere never bounce a spinner's line.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+#include "spinwise/arch.hpp"
+#include "spinwise/knobs.hpp"
+
+namespace spinwise {
+
+namespace detail {
+
+struct knob_field {
+  std::string_view name;
+  std::uint32_t min;
+  std::uint32_t max;
+  std::uint32_t def;
+  const char* range_error;  // returned when a value falls outside [min, max]
+};
+
+inline constexpr unsigned kKnobBits = 20;
+inline constexpr std::uint64_t kKnobFieldMask = (std::uint64_t{1} << kKnobBits) - 1;
+inline constexpr unsigned kKnobSetShift = 60;
+inline constexpr std::size_t kMaxKnobFields = 3;
+
+constexpr std::uint32_t knob_get(std::uint64_t word, std::size_t i) noexcept {
+  return static_cast<std::uint32_t>((word >> (kKnobBits * i)) & kKnobFieldMask);
+}
+constexpr std::uint64_t knob_put(std::uint64_t word, std::size_t i, std::uint32_t v) noexcept {
+  const unsigned shift = static_cast<unsigned>(kKnobBits * i);
+  return (word & ~(kKnobFieldMask << shift)) | (static_cast<std::uint64_t>(v) << shift);
+}
+constexpr std::uint64_t knob_set_bit(std::size_t i) noexcept { return std::uint64_t{1} << (kKnobSetShift + i); }
+
+template <class Spec>
+constexpr std::uint64_t knob_default_word() noexcept {
+  std::uint64_t w = 0;
+  for (std::size_t i = 0; i < Spec::kCount; ++i) w = knob_put(w, i, Spec::kFields[i].def);
+  return w;
+}
+
+// Effective word for an override `o` over the global word `g`: overridden fields from o, the rest from g.
+constexpr std::uint64_t knob_merge(std::uint64_t o, std::uint64_t g) noexcept {
+  std::uint64_t take = 0;
+  for (std::size_t i = 0; i < kMaxKnobFields; ++i) {
+    if (o & knob_set_bit(i)) take |= kKnobFieldMask << (kKnobBits * i);
+  }
+  return (o & take) | (g & ~take & ((std::uint64_t{1} << kKnobSetShift) - 1));
+}
+
+template <class Spec>
+alignas(kCacheLinePad) inline std::atomic<std::uint64_t> g_knobs{knob_default_word<Spec>()};
+template <class Spec, class Tag>
+alignas(kCacheLinePad) inline std::atomic<std::uint64_t> g_knob_override{0};
+
+// The knobs a waiter of policy family Spec with tag Tag uses now.
+template <class Spec, class Tag>
+SPINWISE_ALWAYS_INLINE std::uint64_t knob_word() noexcept {
+  const std::uint64_t g = g_knobs<Spec>.load(std::memory_order_relaxed);
+  if constexpr (std::is_void_v<Tag>) {
+    return g;
+  } else {
+    const std::uint64_t o = g_knob_override<Spec, Tag>.load(std::memory_order_relaxed);
+    return SPINWISE_LIKELY(o == 0) ? g : knob_merge(o, g);
+  }
+}
+
+// The static knob interface every policy inherits: Spec describes the fields, Tag picks the word
+// (void: the process-wide values; anything else: that Tag's overrides).
+template <class Spec, class Tag>
+struct knob_api {
+  using settings_type = typename Spec::settings;
+
+  // The values waiters of this policy use now (overrides merged over the process-wide values).
+  static settings_type current() noexcept { return Spec::to_settings(knob_word<Spec, Tag>()); }
+
+  // Sets every field at once; all or nothing. For a Tag, every field becomes an override.
+  static knob_status set(const settings_type& s) noexcept {
+    std::uint32_t v[kMaxKnobFields] = {};
+    Spec::from_settings(s, v);
+    return store((std::uint32_t{1} << Spec::kCount) - 1, v);
+  }
+
+  // Sets one field by its name (as the settings struct spells it), for config files and CLIs.
+  static knob_status set(std::string_view name, std::uint32_t value) noexcept {
+    const std::size_t i = index_of(name);
+    if (i == Spec::kCount) return {std::errc::invalid_argument, Spec::kUnknownName};
+    return set_field(i, value);
+  }
+
+  // The current value of one field by name; false (and `out` untouched) for an unknown name.
+  static bool get(std::string_view name, std::uint32_t& out) noexcept {
+    const std::size_t i = index_of(name);
+    if (i == Spec::kCount) return false;
+    out = knob_get(knob_word<Spec, Tag>(), i);
+    return true;
+  }
+
+  // Process-wide: back to the documented defaults. Tag: drop every override of this Tag.
+  static void reset() noexcept {
+    if constexpr (std::is_void_v<Tag>) {
+      g_knobs<Spec>.store(knob_default_word<Spec>(), std::memory_order_relaxed);
+    } else {
+      g_knob_override<Spec, Tag>.store(0, std::memory_order_relaxed);
+    }
+  }
+
+  // Process-wide: one field back to its default. Tag: drop this Tag's override of one field.
+  static knob_status reset(std::string_view name) noexcept {
+    const std::size_t i = index_of(name);
+    if (i == Spec::kCount) return {std::errc::invalid_argument, Spec::kUnknownName};
+    std::atomic<std::uint64_t>& w = word();
+    std::uint64_t cur = w.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint64_t next = std::is_void_v<Tag> ? knob_put(cur, i, Spec::kFields[i].def)
+                                                     : knob_put(cur, i, 0) & ~knob_set_bit(i);
+      if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return {};
+    }
+  }
+
+  // True when this Tag overrides at least one field (always false for the process-wide values).
+  static bool overridden() noexcept {
+    if constexpr (std::is_void_v<Tag>) {
+      return false;
+    } else {
+      return g_knob_override<Spec, Tag>.load(std::memory_order_relaxed) != 0;
+    }
+  }
+
+ protected:
+  static knob_status set_field(std::size_t i, std::uint32_t value) noexcept {
+    std::uint32_t v[kMaxKnobFields] = {};
+    v[i] = value;
+    return store(std::uint32_t{1} << i, v);
+  }
+
+ private:
+  static std::atomic<std::uint64_t>& word() noexcept {
+    if constexpr (std::is_void_v<Tag>) {
+      return g_knobs<Spec>;
+    } else {
+      return g_knob_override<Spec, Tag>;
+    }
+  }
+
+  static std::size_t index_of(std::string_view name) noexcept {
+    std::size_t i = 0;
+    while (i < Spec::kCount && Spec::kFields[i].name != name) ++i;
+    return i;
+  }
+
+  // Validates, then publishes the fields in `which` (bit i = field i) in one CAS.
+  static knob_status store(std::uint32_t which, const std::uint32_t* v) noexcept {
+    for (std::size_t i = 0; i < Spec::kCount; ++i) {
+      const knob_field& f = Spec::kFields[i];
+      if ((which >> i & 1u) && (v[i] < f.min || v[i] > f.max)) return {std::errc::argument_out_of_domain, f.range_error};
+    }
+    std::atomic<std::uint64_t>& w = word();
+    std::uint64_t cur = w.load(std::memory_order_relaxed);
+    for (;;) {
+      std::uint64_t next = cur;
+      for (std::size_t i = 0; i < Spec::kCount; ++i) {
+        if (which >> i & 1u) {
+          next = knob_put(next, i, v[i]);
+          if constexpr (!std::is_void_v<Tag>) next |= knob_set_bit(i);
+        }
+      }
+      // Cross-field rules (exp_backoff: min <= max) hold on the values a waiter would see.
+      std::uint64_t effective = next;
+      if constexpr (!std::is_void_v<Tag>) effective = knob_merge(next, g_knobs<Spec>.load(std::memory_order_relaxed));
+      if (const char* e = Spec::cross_check(effective)) return {std::errc::invalid_argument, e};
+      if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return {};
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace spinwise

@@ -1,0 +1,104 @@
+#pragma once
+// innodb_policy: MySQL InnoDB's spin wait, exactly (MySQL 8.0 ut0mutex.h is_free / ut_delay).
+//
+// A waiter polls the lock word with a plain load and, while it is busy, waits
+//     uniform integer in [0, spin_wait_delay) x pause_multiplier   relax instructions
+// per round, for up to spin_loops rounds; then a spin lock yields between polls and a hybrid lock
+// yields once and parks. spin_wait_delay = 0 means no delay at all (MySQL's ut_delay(0)).
+//
+// When not to use it: on any CPU newer than the one your settings were tuned on. The unit is an
+// instruction count, and a relax instruction's cost moved under it: 50 PAUSEs were ~0.2 us before
+// Skylake, ~0.65 us on our Emerald Rapids VM and ~2.8 us on Skylake (14x). That is the incident
+// spinwise exists for (README). Use it to replay a MySQL configuration, or to migrate one;
+// time_policy is the same shape with the unit in nanoseconds.
+//
+// Cost per round: one or two relaxed loads of a read-mostly knob word, one thread-local PRNG step
+// (no shared line, no division), then the relax loop.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "spinwise/detail/jitter.hpp"
+#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/knobs.hpp"
+
+namespace spinwise {
+
+// Defaults and bounds are MySQL's (8.0.16+ for the multiplier).
+struct innodb_settings {
+  std::uint32_t spin_wait_delay = 6;    // innodb_spin_wait_delay, 0..1000
+  std::uint32_t pause_multiplier = 50;  // innodb_spin_wait_pause_multiplier, 1..100
+  std::uint32_t spin_loops = 30;        // innodb_sync_spin_loops, 0..kMaxSpinLoops (MySQL: 0..2^32-1)
+};
+
+namespace detail {
+
+struct innodb_spec {
+  using settings = innodb_settings;
+  static constexpr std::size_t kCount = 3;
+  static constexpr knob_field kFields[kCount] = {
+      {"spin_wait_delay", 0, 1000, 6, "innodb spin_wait_delay must be in 0..1000"},
+      {"pause_multiplier", 1, 100, 50, "innodb pause_multiplier must be in 1..100"},
+      {"spin_loops", 0, kMaxSpinLoops, 30, "innodb spin_loops must be in 0..1000000"},
+  };
+  static constexpr const char* kUnknownName =
+      "unknown innodb knob (known: spin_wait_delay, pause_multiplier, spin_loops)";
+  static constexpr const char* cross_check(std::uint64_t) noexcept { return nullptr; }
+  static constexpr settings to_settings(std::uint64_t w) noexcept {
+    return {knob_get(w, 0), knob_get(w, 1), knob_get(w, 2)};
+  }
+  static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept {
+    v[0] = s.spin_wait_delay;
+    v[1] = s.pause_multiplier;
+    v[2] = s.spin_loops;
+  }
+};
+
+}  // namespace detail
+
+// Tag = void: the process-wide knobs. Any other Tag: per-field overrides for the locks using this
+// Tag, falling back to the process-wide values while unset. Relax: see cpu_relaxer.
+template <class Tag = void, class Relax = cpu_relaxer>
+struct innodb_policy : detail::knob_api<detail::innodb_spec, Tag> {
+  using tag = Tag;
+  using relax = Relax;
+
+  static constexpr std::string_view name() noexcept { return "innodb"; }
+
+  static knob_status set_spin_wait_delay(std::uint32_t v) noexcept { return api::set_field(0, v); }
+  static knob_status set_pause_multiplier(std::uint32_t v) noexcept { return api::set_field(1, v); }
+  static knob_status set_spin_loops(std::uint32_t v) noexcept { return api::set_field(2, v); }
+  static std::uint32_t spin_wait_delay() noexcept { return api::current().spin_wait_delay; }
+  static std::uint32_t pause_multiplier() noexcept { return api::current().pause_multiplier; }
+  static std::uint32_t spin_loops() noexcept { return api::current().spin_loops; }
+
+  // One busy-lock episode. Built on the stack when an acquisition finds the lock taken.
+  class waiter {
+   public:
+    waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::innodb_spec, Tag>(), 2)) {}
+
+    // One round: ut_delay(ut::random_from_interval(0, spin_wait_delay)). Re-reads the knobs, so
+    // a change made while this thread spins applies from its next round.
+    void snooze() noexcept {
+      const std::uint64_t w = detail::knob_word<detail::innodb_spec, Tag>();
+      const std::uint32_t delay = detail::knob_get(w, 0);
+      loops_ = detail::knob_get(w, 2);
+      const std::uint32_t units = delay == 0 ? 0 : detail::jitter_below(delay);
+      Relax::relax_n(units * detail::knob_get(w, 1));  // <= 999 x 100: no overflow
+      ++rounds_;
+    }
+    // The spin budget is spent: yield (spin locks) or yield once and park (hybrid locks).
+    bool is_completed() const noexcept { return rounds_ >= loops_; }
+    std::uint32_t rounds() const noexcept { return rounds_; }
+
+   private:
+    std::uint32_t rounds_ = 0;
+    std::uint32_t loops_;
+  };
+
+ private:
+  using api = detail::knob_api<detail::innodb_spec, Tag>;
+};
+
+}  // namespace spinwise

@@ -1,0 +1,33 @@
+#pragma once
+// Wait policies: how a lock waits while it is busy. Every spinwise lock is a template over one.
+//
+// The contract a policy P meets (locks and tools rely on exactly this):
+//   typename P::waiter w;   built on the stack when an acquisition finds the lock busy; cheap
+//                           (one relaxed load of a knob word)
+//   w.snooze();             one spin round: waits the policy's (randomized) delay in relax
+//                           instructions through P's Relax; never blocks, never yields
+//   w.is_completed();       true once spin_loops rounds are spent. A spin lock then yields
+//                           (std::this_thread::yield) between polls for as long as it waits; a
+//                           hybrid lock yields once, then parks on a futex.
+//   w.rounds();             rounds snoozed so far
+//   P::name()               "innodb", "time", "exp_backoff" or "no_backoff"
+//   P::current(), P::set(settings), P::set(name, value), P::get(name, out), P::reset(),
+//   P::reset(name), P::overridden(), and one set_<knob>() / <knob>() pair per knob: see knobs.hpp.
+//
+// The policies (one header each):
+//   innodb_policy<Tag, Relax>       MySQL-exact: [0, spin_wait_delay) x pause_multiplier relaxes
+//   time_policy<Tag, Relax>         the same shape, the unit in ns (delay_unit_ns)
+//   exp_backoff_policy<Tag, Relax>  exponential with jitter and a cap, in ns
+//   no_backoff_policy<Relax, Tag>   one relax per poll, the baseline
+// Tag = void names the process-wide knobs; another Tag overrides them for the locks that use it
+// (each public lock alias has its own Tag, e.g. ttas_mutex::policy). Relax defaults to
+// cpu_relaxer; spinwise-stress plugs an emulated PAUSE, the statistics count relaxes through it.
+//
+// Jitter comes from a per-thread generator (detail/jitter.hpp); seed_spin_jitter(seed) makes the
+// calling thread's delays reproducible.
+
+#include "spinwise/exp_backoff_policy.hpp"
+#include "spinwise/innodb_policy.hpp"
+#include "spinwise/knobs.hpp"
+#include "spinwise/no_backoff_policy.hpp"
+#include "spinwise/time_policy.hpp"
