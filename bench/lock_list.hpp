@@ -1,0 +1,98 @@
+#pragma once
+// Which locks spinwise-bench measures. Adding a lock is one line in one of the two lists below:
+//
+//   v(as<TYPE>, {"name", kind, fifo});
+//
+// name   : how the lock appears in benchmark names, the JSON and the report (no '/' or spaces);
+// kind   : spinwise (ours), peer (std, glibc, oneTBB, abseil, the textbook TTAS), or floor (not a
+//          usable lock: the cheapest possible instruction sequence, for ratios);
+// fifo   : the lock claims fairness (grants in arrival order); the report holds it to a
+//          fairness target that unfair locks are not held to.
+//
+// exclusive_locks: uncontended, contended and handoff scenarios. shared_locks: uncontended (both
+// modes) and the rw mixes. A policy variant whose type is the same as the default alias is
+// measured once (the registration skips exact duplicates).
+
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "peers.hpp"
+
+namespace spinwise::bench {
+
+enum class lock_kind { spinwise, peer, floor };
+
+struct lock_info {
+  const char* name;
+  lock_kind kind;
+  bool fifo;
+};
+
+template <class L>
+struct type_tag {
+  using type = L;
+};
+template <class L>
+inline constexpr type_tag<L> as{};
+
+inline constexpr lock_kind spinwise_lock = lock_kind::spinwise;
+inline constexpr lock_kind peer = lock_kind::peer;
+inline constexpr lock_kind floor_lock = lock_kind::floor;
+
+template <class Visitor>
+void exclusive_locks(Visitor&& v) {
+  // spinwise, default policies
+
+  // spinwise policy variants
+
+  // peers
+  v(as<std::mutex>, {"std::mutex", peer, false});
+  v(as<pthread_adaptive>, {"pthread_adaptive", peer, false});
+  v(as<pthread_spin>, {"pthread_spinlock", peer, false});
+  v(as<textbook_ttas>, {"textbook_ttas", peer, false});
+#if SPINWISE_BENCH_HAVE_TBB
+  v(as<tbb::spin_mutex>, {"tbb::spin_mutex", peer, false});
+  v(as<tbb::queuing_mutex>, {"tbb::queuing_mutex", peer, true});
+#endif
+#if SPINWISE_BENCH_HAVE_ABSL
+  v(as<absl_mutex>, {"absl::Mutex", peer, false});
+#endif
+}
+
+template <class Visitor>
+void shared_locks(Visitor&& v) {
+  // spinwise
+
+  // peers
+  v(as<std::shared_mutex>, {"std::shared_mutex", peer, false});
+#if SPINWISE_BENCH_HAVE_TBB
+  v(as<tbb::spin_rw_mutex>, {"tbb::spin_rw_mutex", peer, false});
+#endif
+#if SPINWISE_BENCH_HAVE_ABSL
+  v(as<absl_mutex>, {"absl::Mutex", peer, false});
+#endif
+}
+
+// Peers compiled out, each with the reason (printed at start-up and put in the JSON context).
+inline std::vector<std::string> missing_peers() {
+  std::vector<std::string> m;
+#if !SPINWISE_BENCH_HAVE_TBB
+  m.emplace_back("tbb::spin_mutex, tbb::queuing_mutex, tbb::spin_rw_mutex (" SPINWISE_BENCH_TBB_WHY ")");
+#endif
+#if !SPINWISE_BENCH_HAVE_ABSL
+  m.emplace_back("absl::Mutex (" SPINWISE_BENCH_ABSL_WHY ")");
+#endif
+  return m;
+}
+
+inline const char* kind_name(lock_kind k) {
+  switch (k) {
+    case lock_kind::spinwise: return "spinwise";
+    case lock_kind::peer: return "peer";
+    default: return "floor";
+  }
+}
+
+}  // namespace spinwise::bench

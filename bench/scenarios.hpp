@@ -1,0 +1,329 @@
+#pragma once
+// The benchmark bodies, each a template over the lock type.
+//
+//   uncontended  lock+unlock (or lock_shared+unlock_shared) on one thread, in a process that has
+//                already started a thread (glibc skips the LOCK prefix until then)
+//   contended    abseil's BM_Contended shape: a critical section of cs_ns of dependent work on
+//                data the lock guards, then local_ns of dependent work outside it, on N threads,
+//                real time; acquisitions/s, fairness, CPU and context switches per acquisition
+//   rw           the same with a read share: reads take the lock shared, writes exclusive
+//   handoff      two pinned threads pass the lock back and forth; the releaser stamps the cycle
+//                counter just before unlock, the waiter (already waiting) just after lock returns
+//   c2c          the floor under handoff: two pinned threads bounce one cache line with CAS
+//
+// Every contended body also checks the lock did its job (no lost update, no torn read) and fails
+// the benchmark if not: a fast broken lock must not make it into a table.
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "peers.hpp"
+#include "spinwise/arch.hpp"
+#include "workload.hpp"
+
+namespace spinwise::bench {
+
+// ---------------------------------------------------------------------------------------------
+template <class L>
+void run_uncontended(benchmark::State& state) {
+  auto m = std::make_unique<L>();
+  for (auto _ : state) {
+    exclusive_guard<L> g(*m);
+  }
+}
+
+template <class L>
+void run_uncontended_shared(benchmark::State& state) {
+  auto m = std::make_unique<L>();
+  for (auto _ : state) {
+    shared_guard<L> g(*m);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+template <class L>
+struct contended_arena {
+  explicit contended_arena(int threads) : record(threads) {}
+
+  alignas(kCacheLinePad) L lock;
+  // Guarded by `lock`; on its own line so the critical section moves one line besides the lock's.
+  alignas(kCacheLinePad) std::uint64_t value = 1;
+  std::uint64_t count = 0;
+  std::uint64_t mirror = 1;  // rw: writers set mirror = value; a reader that sees them differ saw a torn write
+  alignas(kCacheLinePad) std::atomic<std::uint64_t> torn_reads{0};
+  run_record record;
+};
+
+// One per registered benchmark; thread 0 rebuilds the arena before each run, the others reach it
+// only inside the loop, after Google Benchmark's start barrier.
+template <class L>
+struct arena_holder {
+  std::unique_ptr<contended_arena<L>> arena;
+};
+
+// The shared part of the contended and rw bodies: bookkeeping around `op`, which takes the lock
+// once and returns whether it was a write.
+template <class L, class Op>
+void contended_loop(benchmark::State& state, arena_holder<L>& holder, std::uint64_t local_iterations, Op op) {
+  const int me = state.thread_index();
+  if (state.threads() > kMaxThreads) {
+    state.SkipWithError(("at most " + std::to_string(kMaxThreads) + " threads").c_str());
+    return;
+  }
+  if (me == 0) holder.arena = std::make_unique<contended_arena<L>>(state.threads());
+  contended_arena<L>* a = nullptr;
+  thread_slot* slot = nullptr;
+  std::uint64_t local = static_cast<std::uint64_t>(me) + 1;
+  std::uint64_t n = 0;
+  std::uint64_t writes = 0;
+  const auto last = static_cast<std::uint64_t>(state.max_iterations);
+  for (auto _ : state) {
+    if (SPINWISE_UNLIKELY(n == 0)) {
+      a = holder.arena.get();
+      slot = &a->record.slot(me);
+      slot->usage_begin = read_thread_usage();
+      slot->begin_ns = now_ns();
+      a->record.started();
+    }
+    writes += op(*a, local) ? 1 : 0;
+    local = dependent_work(local, local_iterations);
+    slot->acquisitions.store(++n, std::memory_order_relaxed);
+    if (SPINWISE_UNLIKELY(n == last)) {
+      slot->end_ns = now_ns();
+      slot->usage_end = read_thread_usage();
+      slot->extra = writes;
+      a->record.finished();
+    }
+  }
+  benchmark::DoNotOptimize(local);
+  if (me != 0 || a == nullptr) return;
+  const run_record::summary s = a->record.summarize();
+  if (static_cast<double>(a->count) != s.extra) {
+    state.SkipWithError(("lock lost updates: " + std::to_string(a->count) + " writes seen under the lock, " +
+                         std::to_string(static_cast<std::uint64_t>(s.extra)) + " made")
+                            .c_str());
+    return;
+  }
+  if (const auto torn = a->torn_reads.load(std::memory_order_relaxed)) {
+    state.SkipWithError((std::to_string(torn) + " readers saw a write in progress").c_str());
+    return;
+  }
+  publish(state, s);
+}
+
+template <class L>
+void run_contended(benchmark::State& state, arena_holder<L>& holder, std::uint64_t cs_iterations,
+                   std::uint64_t local_iterations) {
+  contended_loop(state, holder, local_iterations, [cs_iterations](contended_arena<L>& a, std::uint64_t&) {
+    exclusive_guard<L> g(a.lock);
+    a.value = dependent_work(a.value, cs_iterations);
+    ++a.count;
+    return true;
+  });
+}
+
+template <class L>
+void run_rw(benchmark::State& state, arena_holder<L>& holder, std::uint64_t cs_iterations,
+            std::uint64_t local_iterations, unsigned read_permille) {
+  xorshift64 coin{0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(state.thread_index()) + 1)};
+  contended_loop(state, holder, local_iterations,
+                 [&coin, cs_iterations, read_permille](contended_arena<L>& a, std::uint64_t& local) {
+                   if (coin.next() % 1000 < read_permille) {
+                     shared_guard<L> g(a.lock);
+                     local ^= dependent_work(a.value, cs_iterations);
+                     if (a.mirror != a.value) a.torn_reads.fetch_add(1, std::memory_order_relaxed);
+                     return false;
+                   }
+                   exclusive_guard<L> g(a.lock);
+                   a.value = dependent_work(a.value, cs_iterations);
+                   a.mirror = a.value;
+                   ++a.count;
+                   return true;
+                 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handoff. One benchmark iteration = two handoffs: main -> helper, helper -> main. Before each
+// release the owner waits until the other thread has announced it is about to lock, then lets
+// `delay` of work pass so that thread is really inside lock() (spinning, or parked if the lock
+// parks that soon), stamps the counter, and unlocks; then it waits until the other thread says it
+// holds the lock before it asks for it again (otherwise a lock that allows barging hands it back
+// to the releaser, and the sample would time a release and re-acquire on one CPU).
+struct handoff_samples {
+  static constexpr std::size_t kCap = std::size_t{1} << 20;  // per direction; later handoffs are not kept
+  std::vector<std::uint64_t> ticks;
+  handoff_samples() { ticks.reserve(1024); }
+  void add(std::uint64_t t) {
+    if (ticks.size() < kCap) ticks.push_back(t);
+  }
+};
+
+template <class L>
+struct handoff_arena {
+  // The stamp shares the lock's line (for locks of up to 56 bytes), so writing it before the
+  // release costs no extra line transfer; the new owner also writes it at once (below) so the line
+  // is already exclusive by the time it stamps its own release.
+  struct alignas(kCacheLinePad) {
+    L lock;
+    std::atomic<std::uint64_t> stamp{0};
+  } l;
+  alignas(kCacheLinePad) std::atomic<int> waiting0{0};
+  alignas(kCacheLinePad) std::atomic<int> waiting1{0};
+  alignas(kCacheLinePad) std::atomic<bool> stop{false};
+};
+
+inline void publish_latency(benchmark::State& state, std::vector<double>& ns, const char* prefix) {
+  using benchmark::Counter;
+  const std::string p(prefix);
+  state.counters[p + "p50_ns"] = Counter(quantile(ns, 0.50));
+  state.counters[p + "p90_ns"] = Counter(quantile(ns, 0.90));
+  state.counters[p + "p99_ns"] = Counter(quantile(ns, 0.99));
+  state.counters[p + "p999_ns"] = Counter(quantile(ns, 0.999));
+  state.counters["samples"] = Counter(static_cast<double>(ns.size()));
+}
+
+inline std::vector<double> ticks_to_ns(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+                                       double scale) {
+  const double ns_per_tick = 1e9 / static_cast<double>(counter_frequency());
+  std::vector<double> out;
+  out.reserve(a.size() + b.size());
+  for (auto t : a) out.push_back(static_cast<double>(t) * ns_per_tick * scale);
+  for (auto t : b) out.push_back(static_cast<double>(t) * ns_per_tick * scale);
+  return out;
+}
+
+// Two CPUs to pin to, or an error message.
+inline bool pick_two_cpus(benchmark::State& state, int& a, int& b) {
+  const std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() < 2) {
+    state.SkipWithError("needs two CPUs to pin to");
+    return false;
+  }
+  a = cpus[0];
+  b = cpus[1];
+  return true;
+}
+
+template <class L>
+void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
+  int cpu_main = 0, cpu_helper = 0;
+  if (!pick_two_cpus(state, cpu_main, cpu_helper)) return;
+  scoped_pin pin(cpu_main);
+  if (!pin.ok()) {
+    state.SkipWithError("could not pin the benchmark thread");
+    return;
+  }
+  auto a = std::make_unique<handoff_arena<L>>();
+  handoff_samples mine, theirs;
+  exclusive_holder<L> held(a->l.lock);
+  held.acquire();
+  std::atomic<bool> helper_pinned{true};
+
+  std::thread helper([&] {
+    scoped_pin hp(cpu_helper);
+    if (!hp.ok()) helper_pinned.store(false, std::memory_order_relaxed);
+    exclusive_holder<L> h(a->l.lock);
+    a->waiting1.store(1, std::memory_order_release);
+    h.acquire();
+    for (;;) {
+      const std::uint64_t t = read_counter();
+      const std::uint64_t s = a->l.stamp.load(std::memory_order_relaxed);  // published by the release we acquired
+      a->waiting1.store(0, std::memory_order_relaxed);
+      if (a->stop.load(std::memory_order_relaxed)) break;
+      theirs.add(t > s ? t - s : 0);  // a counter that is not synchronized across CPUs reads 0
+      a->l.stamp.store(0, std::memory_order_relaxed);  // take the line exclusive now, not at release
+      while (a->waiting0.load(std::memory_order_acquire) == 0) cpu_relax();
+      benchmark::DoNotOptimize(dependent_work(t, delay_iterations));
+      a->l.stamp.store(read_counter(), std::memory_order_relaxed);
+      h.release();
+      // Wait for the new owner to take it, or we could barge back in before it.
+      while (a->waiting0.load(std::memory_order_acquire) != 0) cpu_relax();
+      a->waiting1.store(1, std::memory_order_release);
+      h.acquire();
+    }
+    h.release();
+  });
+
+  for (auto _ : state) {
+    while (a->waiting1.load(std::memory_order_acquire) == 0) cpu_relax();
+    benchmark::DoNotOptimize(dependent_work(mine.ticks.size(), delay_iterations));
+    a->l.stamp.store(read_counter(), std::memory_order_relaxed);
+    held.release();
+    while (a->waiting1.load(std::memory_order_acquire) != 0) cpu_relax();  // no barging back in
+    a->waiting0.store(1, std::memory_order_release);
+    held.acquire();
+    const std::uint64_t t = read_counter();
+    const std::uint64_t s = a->l.stamp.load(std::memory_order_relaxed);
+    a->waiting0.store(0, std::memory_order_relaxed);
+    mine.add(t > s ? t - s : 0);
+    a->l.stamp.store(0, std::memory_order_relaxed);
+  }
+  a->stop.store(true, std::memory_order_relaxed);  // published to the helper by this release
+  held.release();
+  helper.join();
+  if (!helper_pinned.load(std::memory_order_relaxed)) {
+    state.SkipWithError("could not pin the helper thread");
+    return;
+  }
+  std::vector<double> ns = ticks_to_ns(mine.ticks, theirs.ticks, 1.0);
+  publish_latency(state, ns, "");
+}
+
+// One-way core-to-core latency: the helper and the benchmark thread take turns advancing one
+// counter with CAS (odd values are the helper's to write, even ones ours); a round trip is two
+// line transfers, half of it is the one-way figure the handoff is compared with.
+inline void run_c2c(benchmark::State& state) {
+  int cpu_main = 0, cpu_helper = 0;
+  if (!pick_two_cpus(state, cpu_main, cpu_helper)) return;
+  scoped_pin pin(cpu_main);
+  if (!pin.ok()) {
+    state.SkipWithError("could not pin the benchmark thread");
+    return;
+  }
+  constexpr std::uint64_t kStop = ~std::uint64_t{0};
+  struct alignas(kCacheLinePad) line {
+    std::atomic<std::uint64_t> v{0};
+  };
+  auto word = std::make_unique<line>();
+  std::atomic<bool> helper_pinned{true};
+  std::thread helper([&] {
+    scoped_pin hp(cpu_helper);
+    if (!hp.ok()) helper_pinned.store(false, std::memory_order_relaxed);
+    for (std::uint64_t k = 0;; k += 2) {
+      std::uint64_t e = k;
+      // k -> k+1: pairs with our CAS to k (acq_rel both ways, so each side sees the other's turn).
+      while (!word->v.compare_exchange_weak(e, k + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        if (e == kStop) return;
+        e = k;
+      }
+    }
+  });
+  handoff_samples rtt, none;
+  std::uint64_t k = 1;
+  std::uint64_t prev = read_counter();
+  for (auto _ : state) {
+    std::uint64_t e = k;
+    while (!word->v.compare_exchange_weak(e, k + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) e = k;
+    const std::uint64_t now = read_counter();
+    rtt.add(now - prev);
+    prev = now;
+    k += 2;
+  }
+  word->v.store(kStop, std::memory_order_relaxed);
+  helper.join();
+  if (!helper_pinned.load(std::memory_order_relaxed)) {
+    state.SkipWithError("could not pin the helper thread");
+    return;
+  }
+  if (!rtt.ticks.empty()) rtt.ticks.erase(rtt.ticks.begin());  // the first includes the helper's start
+  std::vector<double> ns = ticks_to_ns(rtt.ticks, none.ticks, 0.5);
+  publish_latency(state, ns, "");
+}
+
+}  // namespace spinwise::bench

@@ -1,0 +1,262 @@
+#pragma once
+// What the benchmark threads do besides taking locks: calibrated busy work, per-thread
+// bookkeeping that Google Benchmark cannot give us (its counters are summed over threads, and
+// every thread runs the same number of iterations), CPU pinning, and order statistics.
+
+#include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "spinwise/arch.hpp"
+
+namespace spinwise::bench {
+
+// Most threads a contended benchmark may use (the slots below are preallocated).
+inline constexpr int kMaxThreads = 256;
+
+// One step of a 64-bit LCG per iteration: a multiply and an add on a loop-carried dependency, so
+// the CPU cannot overlap iterations (a loop of independent work would run several per cycle and
+// make "100 ns" mean less on a wider core). DoNotOptimize keeps the compiler from folding it.
+inline std::uint64_t dependent_work(std::uint64_t x, std::uint64_t iterations) noexcept {
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    benchmark::DoNotOptimize(x);
+  }
+  return x;
+}
+
+// Nanoseconds per dependent_work iteration on this CPU: the fastest of 7 trials of 2^18
+// iterations (interruptions only ever add time). Set once, at start-up, before any benchmark.
+inline double& work_ns_per_iteration() noexcept {
+  static double v = 0;
+  return v;
+}
+
+inline double calibrate_work() {
+  using clock = std::chrono::steady_clock;
+  constexpr std::uint64_t kIterations = 1u << 18;
+  double best = 1e30;
+  std::uint64_t x = 1;
+  x = dependent_work(x, kIterations);  // warm-up: clock ramp, page faults
+  for (int t = 0; t < 7; ++t) {
+    const auto t0 = clock::now();
+    x = dependent_work(x, kIterations);
+    const auto t1 = clock::now();
+    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() / kIterations);
+  }
+  benchmark::DoNotOptimize(x);
+  work_ns_per_iteration() = std::max(best, 0.01);
+  return work_ns_per_iteration();
+}
+
+inline std::uint64_t iterations_for_ns(double ns) noexcept {
+  if (!(ns > 0)) return 0;
+  return static_cast<std::uint64_t>(ns / work_ns_per_iteration() + 0.5);
+}
+
+inline std::uint64_t now_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// CPU time and context switches of the calling thread. CPU time from CLOCK_THREAD_CPUTIME_ID:
+// getrusage's ru_utime leaves out the time since the thread's last scheduler tick (up to 4 ms),
+// which is the whole run in quick mode.
+struct thread_usage {
+  std::uint64_t cpu_ns = 0;
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t involuntary_switches = 0;
+};
+
+inline thread_usage read_thread_usage() noexcept {
+  thread_usage u;
+  struct timespec ts {};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+    u.cpu_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
+  struct rusage ru {};
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+    u.voluntary_switches = static_cast<std::uint64_t>(ru.ru_nvcsw);
+    u.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  }
+  return u;
+}
+
+// What one benchmark thread did in one run, written by that thread only. The acquisition count
+// is atomic because other threads read it mid-run (the fairness window below).
+struct alignas(kCacheLinePad) thread_slot {
+  std::atomic<std::uint64_t> acquisitions{0};
+  std::uint64_t begin_ns = 0;  // steady clock at the first iteration
+  std::uint64_t end_ns = 0;    // and after the last
+  thread_usage usage_begin, usage_end;
+  std::uint64_t extra = 0;  // scenario-specific (the contended bodies count writes here)
+};
+
+// The per-run record of a contended benchmark.
+//
+// Fairness is the spread of per-thread acquisitions over a window in which every thread was
+// competing. Google Benchmark gives each thread the same iteration count, so totals are equal by
+// construction; what differs is how far each thread gets while all of them run. The window opens
+// when the last thread enters the loop (it snapshots everyone's count) and closes when the first
+// thread finishes (it snapshots again). Oversubscribed threads can start late, after a scheduler
+// slice or more: if the first finisher comes before the last starter, the window is [start, first
+// finish] instead, and fair_window_acq tells how much the figure rests on.
+struct run_record {
+  explicit run_record(int threads) : threads_(threads) {}
+
+  thread_slot& slot(int i) noexcept { return slots_[i]; }
+
+  // Each thread, just before its first acquisition.
+  void started() noexcept {
+    if (started_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
+    snapshot(open_);
+    int expected = kStarting;
+    phase_.compare_exchange_strong(expected, kOpen, std::memory_order_acq_rel);  // fails if already closed
+  }
+
+  // Each thread, right after its last acquisition.
+  void finished() noexcept {
+    if (closed_.exchange(true, std::memory_order_acq_rel)) return;
+    int p = phase_.load(std::memory_order_acquire);
+    if (p == kStarting && phase_.compare_exchange_strong(p, kClosedEarly, std::memory_order_acq_rel)) {
+      for (int i = 0; i < threads_; ++i) open_[i] = 0;  // the last starter's snapshot, if any, is ignored
+    }
+    snapshot(close_);
+  }
+
+  struct summary {
+    double total = 0, wall_s = 0;
+    double cov = 0, min_count = 0, max_count = 0, window_total = 0;
+    double cpu_ns = 0, voluntary = 0, involuntary = 0;
+    double extra = 0;
+  };
+
+  // Thread 0, after the loop (Google Benchmark's stop barrier orders every thread's writes first).
+  summary summarize() const {
+    summary s;
+    std::uint64_t begin = ~std::uint64_t{0}, end = 0;
+    double sum = 0, sum_sq = 0;
+    s.min_count = 1e300;
+    for (int i = 0; i < threads_; ++i) {
+      const thread_slot& t = slots_[i];
+      s.total += static_cast<double>(t.acquisitions.load(std::memory_order_relaxed));
+      begin = std::min(begin, t.begin_ns);
+      end = std::max(end, t.end_ns);
+      s.cpu_ns += static_cast<double>(t.usage_end.cpu_ns - t.usage_begin.cpu_ns);
+      s.voluntary += static_cast<double>(t.usage_end.voluntary_switches - t.usage_begin.voluntary_switches);
+      s.involuntary += static_cast<double>(t.usage_end.involuntary_switches - t.usage_begin.involuntary_switches);
+      s.extra += static_cast<double>(t.extra);
+      const auto w = static_cast<double>(close_[i] - open_[i]);
+      sum += w;
+      sum_sq += w * w;
+      s.min_count = std::min(s.min_count, w);
+      s.max_count = std::max(s.max_count, w);
+    }
+    s.window_total = sum;
+    s.wall_s = end > begin ? static_cast<double>(end - begin) * 1e-9 : 0;
+    const double mean = sum / threads_;
+    const double var = std::max(0.0, sum_sq / threads_ - mean * mean);
+    s.cov = mean > 0 ? std::sqrt(var) / mean : 0;
+    return s;
+  }
+
+ private:
+  static constexpr int kStarting = 0, kOpen = 1, kClosedEarly = 2;
+
+  void snapshot(std::uint64_t* out) noexcept {
+    for (int i = 0; i < threads_; ++i) out[i] = slots_[i].acquisitions.load(std::memory_order_relaxed);
+  }
+
+  int threads_;
+  thread_slot slots_[kMaxThreads];
+  std::atomic<int> started_{0};
+  std::atomic<int> phase_{kStarting};
+  std::atomic<bool> closed_{false};
+  std::uint64_t open_[kMaxThreads] = {};
+  std::uint64_t close_[kMaxThreads] = {};
+};
+
+// Publishes a run_record's summary as Google Benchmark counters. Only thread 0 calls this, so the
+// per-thread summing Google Benchmark does leaves the values as they are.
+inline void publish(benchmark::State& state, const run_record::summary& s) {
+  using benchmark::Counter;
+  const double total = std::max(s.total, 1.0);
+  state.counters["acq_per_s"] = Counter(s.wall_s > 0 ? s.total / s.wall_s : 0);
+  state.counters["fair_cov"] = Counter(s.cov);
+  state.counters["fair_min"] = Counter(s.min_count);
+  state.counters["fair_max"] = Counter(s.max_count);
+  state.counters["fair_window_acq"] = Counter(s.window_total);
+  state.counters["cpu_ns_per_acq"] = Counter(s.cpu_ns / total);
+  state.counters["csw_per_acq"] = Counter((s.voluntary + s.involuntary) / total);
+  state.counters["vcsw_per_acq"] = Counter(s.voluntary / total);
+  state.counters["cpus_busy"] = Counter(s.wall_s > 0 ? s.cpu_ns * 1e-9 / s.wall_s : 0);
+}
+
+// The CPUs this process may run on, in order.
+inline std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+// Pins the calling thread to one CPU for its lifetime and puts the old mask back on destruction
+// (Google Benchmark runs thread 0 on the main thread, which later benchmarks reuse).
+class scoped_pin {
+ public:
+  explicit scoped_pin(int cpu) {
+    ok_ = pthread_getaffinity_np(pthread_self(), sizeof old_, &old_) == 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    ok_ = ok_ && pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+  }
+  ~scoped_pin() {
+    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof old_, &old_);
+  }
+  scoped_pin(const scoped_pin&) = delete;
+  scoped_pin& operator=(const scoped_pin&) = delete;
+  bool ok() const noexcept { return ok_; }
+
+ private:
+  cpu_set_t old_;
+  bool ok_ = false;
+};
+
+// The q-quantile (0..1) of `v` by nearest rank; reorders v.
+inline double quantile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const double rank = std::ceil(q * static_cast<double>(v.size())) - 1;
+  const auto k = static_cast<std::size_t>(std::clamp(rank, 0.0, static_cast<double>(v.size() - 1)));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+// xorshift64: the rw benchmark's per-thread coin for read vs write. No shared state.
+struct xorshift64 {
+  std::uint64_t s;
+  std::uint64_t next() noexcept {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+};
+
+}  // namespace spinwise::bench
