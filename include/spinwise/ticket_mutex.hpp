@@ -53,10 +53,12 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    // Free means next_ == owner_. (next, owner): o,o -> o+1,o, taking ticket o, which is being
-    // served: owner_ only grows, never past next_, and it read o before next_ was o.
-    std::uint32_t o = owner_.load(std::memory_order_acquire);  // pairs with unlock()'s release
-    const bool ok = next_.compare_exchange_strong(o, o + 1, std::memory_order_acquire, std::memory_order_relaxed);
+    // Free means next_ == owner_. (next, owner): n,n -> n+1,n, taking ticket n, which is being
+    // served: the CAS fails if anyone took a ticket since we read next_, and owner_ cannot pass
+    // next_. Acquire (the owner_ load) pairs with unlock()'s release store.
+    std::uint32_t n = next_.load(std::memory_order_relaxed);
+    const bool ok = owner_.load(std::memory_order_acquire) == n &&
+                    next_.compare_exchange_strong(n, n + 1, std::memory_order_acquire, std::memory_order_relaxed);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -70,6 +72,11 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
 
   bool is_locked() const noexcept {
     return next_.load(std::memory_order_relaxed) != owner_.load(std::memory_order_relaxed);
+  }
+  // Threads queued behind the holder (a racy snapshot, for tests and statistics).
+  std::uint32_t waiting() const noexcept {
+    const std::uint32_t n = next_.load(std::memory_order_relaxed) - owner_.load(std::memory_order_relaxed);
+    return n > 1 && n < 0x80000000u ? n - 1 : 0;
   }
 
  private:

@@ -1,0 +1,204 @@
+// What individual locks promise beyond the conformance suite: constant initialization, FIFO
+// order, parking and waking, holding many at once.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "lock_test_util.hpp"
+#include "spinwise/spinwise.hpp"
+
+#if defined(__clang__)
+#define SPINWISE_TEST_CONSTINIT [[clang::require_constant_initialization]]
+#else
+#define SPINWISE_TEST_CONSTINIT __constinit
+#endif
+
+namespace {
+
+using spinwise_test::cpus;
+using spinwise_test::scaled;
+
+// Bug guarded: a constructor that is not constexpr, so a global lock is initialized at run time
+// and can be used (by another static initializer) before that. These fail to compile otherwise.
+SPINWISE_TEST_CONSTINIT spinwise::tas_mutex g_tas;
+SPINWISE_TEST_CONSTINIT spinwise::ttas_mutex g_ttas;
+SPINWISE_TEST_CONSTINIT spinwise::ticket_mutex g_ticket;
+SPINWISE_TEST_CONSTINIT spinwise::mcs_mutex g_mcs;
+SPINWISE_TEST_CONSTINIT spinwise::hybrid_mutex g_hybrid;
+
+TEST(Layout, GlobalsAreConstantInitializedAndFree) {
+  EXPECT_FALSE(g_tas.is_locked());
+  EXPECT_FALSE(g_ttas.is_locked());
+  EXPECT_FALSE(g_ticket.is_locked());
+  EXPECT_FALSE(g_mcs.is_locked());
+  EXPECT_FALSE(g_hybrid.is_locked());
+  static_assert(sizeof(spinwise::tas_mutex) == 4 && sizeof(spinwise::ttas_mutex) == 4 &&
+                sizeof(spinwise::hybrid_mutex) == 4 && sizeof(spinwise::ticket_mutex) == 8 &&
+                sizeof(spinwise::mcs_mutex) == 2 * sizeof(void*));
+}
+
+// Waits for `done` to reach `n`, or fails the whole binary: a lost wake-up must fail with a
+// message, not hang until ctest's timeout.
+void await_or_die(const std::atomic<int>& done, int n, const char* what) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (done.load() < n) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "FATAL: %s: %d of %d threads finished after 120 s (lost wake-up?)\n", what, done.load(), n);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Bug guarded: a ticket lock that is not FIFO (tickets served out of order).
+TEST(TicketMutex, ServesInArrivalOrder) {
+  spinwise::ticket_mutex m;
+  constexpr int kThreads = 5;
+  std::vector<int> order;
+  std::vector<std::thread> ts;
+  m.lock();
+  for (int i = 0; i < kThreads; ++i) {
+    ts.emplace_back([&, i] {
+      m.lock();
+      order.push_back(i);
+      m.unlock();
+    });
+    while (m.waiting() != static_cast<std::uint32_t>(i + 1)) std::this_thread::yield();  // i has its ticket
+  }
+  m.unlock();
+  for (auto& t : ts) t.join();
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kThreads));
+  for (int i = 0; i < kThreads; ++i) EXPECT_EQ(order[i], i);
+  EXPECT_FALSE(m.is_locked());
+  EXPECT_EQ(m.waiting(), 0u);
+}
+
+// Bug guarded: a parked waiter never woken (the lost wake-up of a futex lock that forgets it had
+// sleepers: a woken thread that re-takes the lock as 1 instead of 2).
+struct park_now_tag;
+using park_now_mutex = spinwise::hybrid_mutex_t<spinwise::time_policy<park_now_tag>>;
+
+TEST(HybridMutex, ParkedWaitersAreAllWoken) {
+  ASSERT_TRUE(park_now_mutex::policy::set_spin_loops(0));  // park at once
+  park_now_mutex m;
+  constexpr int kThreads = 6;
+  std::atomic<int> done{0};
+  long counter = 0;
+  std::vector<std::thread> ts;
+  m.lock();
+  for (int i = 0; i < kThreads; ++i) {
+    ts.emplace_back([&] {
+      m.lock();
+      ++counter;
+      m.unlock();
+      done.fetch_add(1);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let them park (not asserted)
+  m.unlock();
+  await_or_die(done, kThreads, "ParkedWaitersAreAllWoken");
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(counter, kThreads);
+  EXPECT_FALSE(m.is_locked());
+  park_now_mutex::policy::reset();
+}
+
+// The same under churn: every acquisition that finds the lock busy parks, with many threads.
+TEST(HybridMutex, ParkingChurnLosesNoWakeUp) {
+  ASSERT_TRUE(park_now_mutex::policy::set_spin_loops(0));
+  park_now_mutex m;
+  const int threads = static_cast<int>(std::min(4u * cpus(), 32u));
+  const int iters = scaled(2000, 100);
+  std::atomic<int> done{0};
+  long counter = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < iters; ++i) {
+        if ((i + t) % 3 == 0) {
+          while (!m.try_lock_for(std::chrono::microseconds(50))) {
+          }
+        } else {
+          m.lock();
+        }
+        ++counter;
+        m.unlock();
+      }
+      done.fetch_add(1);
+    });
+  }
+  await_or_die(done, threads, "ParkingChurnLosesNoWakeUp");
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(counter, static_cast<long>(threads) * iters);
+  park_now_mutex::policy::reset();
+}
+
+// Bug guarded: a timed waiter that times out while parked and leaves the lock unusable (or
+// swallows the wake-up meant for a waiter that stays).
+TEST(HybridMutex, TimedOutParkerDoesNotStrandOthers) {
+  ASSERT_TRUE(park_now_mutex::policy::set_spin_loops(0));
+  park_now_mutex m;
+  std::atomic<int> done{0};
+  m.lock();
+  std::thread quitter([&] {
+    EXPECT_FALSE(m.try_lock_for(std::chrono::milliseconds(5)));
+    done.fetch_add(1);
+  });
+  std::thread stayer([&] {
+    m.lock();
+    m.unlock();
+    done.fetch_add(1);
+  });
+  quitter.join();
+  m.unlock();
+  await_or_die(done, 2, "TimedOutParkerDoesNotStrandOthers");
+  stayer.join();
+  EXPECT_TRUE(m.try_lock());
+  m.unlock();
+  park_now_mutex::policy::reset();
+}
+
+// Bug guarded: an MCS lock whose queue node is tied to one lock per thread (a thread-local node
+// reused while still queued elsewhere). Holding several at once, contended, must work.
+TEST(McsMutex, ManyHeldAtOnceUnderContention) {
+  constexpr int kLocks = 6;
+  spinwise::mcs_mutex locks[kLocks];
+  long counters[kLocks] = {};
+  const int iters = scaled(3000, 100);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 3; ++t) {
+    ts.emplace_back([&] {
+      for (int i = 0; i < iters; ++i) {
+        for (auto& l : locks) l.lock();  // one global order: no deadlock
+        for (long& c : counters) ++c;
+        for (int k = kLocks - 1; k >= 0; --k) locks[k].unlock();
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  for (long c : counters) EXPECT_EQ(c, 3L * iters);
+  for (auto& l : locks) EXPECT_FALSE(l.is_locked());
+}
+
+// The annotated guards work at run time too (their compile-time side is the thread-safety test).
+TEST(Guards, LockGuardAndAdoptLock) {
+  spinwise::ttas_mutex m;
+  {
+    spinwise::lock_guard<spinwise::ttas_mutex> g(m);
+    EXPECT_TRUE(m.is_locked());
+  }
+  EXPECT_FALSE(m.is_locked());
+  m.lock();
+  { spinwise::lock_guard<spinwise::ttas_mutex> g(m, std::adopt_lock); }
+  EXPECT_FALSE(m.is_locked());
+}
+
+}  // namespace

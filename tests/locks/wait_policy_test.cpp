@@ -1,0 +1,442 @@
+// Wait policies: the InnoDB delay distribution, the time conversion, backoff shapes, knob
+// validation, per-type overrides and live changes seen by running waiters.
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "lock_test_util.hpp"
+#include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/ttas_mutex.hpp"
+#include "spinwise/wait_policy.hpp"
+
+namespace {
+
+// Records what a policy asks its Relax for, on the calling thread: a histogram of relax_n(n).
+constexpr std::size_t kHist = 100'001;
+thread_local std::vector<std::uint64_t>* t_hist = nullptr;
+thread_local std::uint64_t t_calls = 0;
+thread_local std::uint32_t t_last = 0;
+
+struct counting_relax {
+  static void relax_n(std::uint32_t n) noexcept {
+    ++t_calls;
+    t_last = n;
+    if (t_hist != nullptr && n < kHist) ++(*t_hist)[n];
+  }
+};
+
+// As counting_relax, and claims each relax takes exactly 10 ns; counts the conversions asked for.
+thread_local std::uint64_t t_relax_ns_calls = 0;
+struct ten_ns_relax : counting_relax {
+  static double relax_ns() noexcept {
+    ++t_relax_ns_calls;
+    return 10.0;
+  }
+};
+
+struct histogram_scope {
+  std::vector<std::uint64_t> hist = std::vector<std::uint64_t>(kHist, 0);
+  histogram_scope() {
+    t_hist = &hist;
+    t_calls = 0;
+  }
+  ~histogram_scope() { t_hist = nullptr; }
+};
+
+// Pearson's chi-square of `observed` against a uniform spread over its bins.
+double chi_square_uniform(const std::vector<std::uint64_t>& observed) {
+  double total = 0;
+  for (auto o : observed) total += static_cast<double>(o);
+  const double expected = total / static_cast<double>(observed.size());
+  double chi = 0;
+  for (auto o : observed) chi += (static_cast<double>(o) - expected) * (static_cast<double>(o) - expected) / expected;
+  return chi;
+}
+
+// Each test gets its own tags, so knob state never leaks between tests.
+struct uniform_tag;
+struct uniform_wide_tag;
+struct mult_tag;
+struct zero_tag;
+
+// Bug guarded: a delay drawn from the wrong range (inclusive upper bound, off by one, bias), or
+// a shared generator. InnoDB draws ut::random_from_interval(0, spin_wait_delay): uniform over
+// [0, delay). Fixed seed, so the test is deterministic; the bound is chi-square at p = 0.001.
+TEST(InnodbPolicy, DelayIsUniformOverZeroToSpinWaitDelay) {
+  using P = spinwise::innodb_policy<uniform_tag, counting_relax>;
+  ASSERT_TRUE(P::set({6, 1, spinwise::kMaxSpinLoops}));
+  histogram_scope h;
+  spinwise::seed_spin_jitter(0x5eed);
+  constexpr int kRounds = 60'000;
+  P::waiter w;
+  for (int i = 0; i < kRounds; ++i) w.snooze();
+  EXPECT_EQ(t_calls, static_cast<std::uint64_t>(kRounds));
+  std::vector<std::uint64_t> bins(h.hist.begin(), h.hist.begin() + 6);
+  for (std::size_t v = 0; v < bins.size(); ++v) EXPECT_GT(bins[v], 0u) << "delay " << v << " never drawn";
+  std::uint64_t above = 0;
+  for (std::size_t v = 6; v < kHist; ++v) above += h.hist[v];
+  EXPECT_EQ(above, 0u) << "a delay at or above spin_wait_delay was drawn";
+  EXPECT_LT(chi_square_uniform(bins), 20.515) << "df 5, p = 0.001";
+}
+
+TEST(InnodbPolicy, WideDelayIsUniformToo) {
+  using P = spinwise::innodb_policy<uniform_wide_tag, counting_relax>;
+  ASSERT_TRUE(P::set({1000, 1, spinwise::kMaxSpinLoops}));
+  histogram_scope h;
+  spinwise::seed_spin_jitter(42);
+  P::waiter w;
+  for (int i = 0; i < 100'000; ++i) w.snooze();
+  std::vector<std::uint64_t> deciles(10, 0);
+  for (std::size_t v = 0; v < 1000; ++v) deciles[v / 100] += h.hist[v];
+  std::uint64_t above = 0;
+  for (std::size_t v = 1000; v < kHist; ++v) above += h.hist[v];
+  EXPECT_EQ(above, 0u);
+  EXPECT_GT(h.hist[0] + h.hist[999], 0u);
+  EXPECT_LT(chi_square_uniform(deciles), 27.877) << "df 9, p = 0.001";
+}
+
+// Bug guarded: the multiplier applied to the bound instead of the draw (MySQL waits
+// draw x multiplier relaxes: always a multiple of it).
+TEST(InnodbPolicy, DelayIsTheDrawTimesThePauseMultiplier) {
+  using P = spinwise::innodb_policy<mult_tag, counting_relax>;
+  ASSERT_TRUE(P::set({6, 50, 100}));
+  histogram_scope h;
+  spinwise::seed_spin_jitter(7);
+  P::waiter w;
+  for (int i = 0; i < 10'000; ++i) w.snooze();
+  std::uint64_t at_multiples = 0;
+  for (std::size_t v = 0; v < 6; ++v) {
+    EXPECT_GT(h.hist[v * 50], 0u);
+    at_multiples += h.hist[v * 50];
+  }
+  EXPECT_EQ(at_multiples, 10'000u);
+}
+
+// MySQL's ut_delay(0): spin_wait_delay = 0 polls without any delay.
+TEST(InnodbPolicy, ZeroDelayMeansNoDelay) {
+  using P = spinwise::innodb_policy<zero_tag, counting_relax>;
+  ASSERT_TRUE(P::set({0, 100, 30}));
+  histogram_scope h;
+  P::waiter w;
+  for (int i = 0; i < 100; ++i) w.snooze();
+  EXPECT_EQ(h.hist[0], 100u);
+}
+
+struct loops_tag;
+// Bug guarded: an unbounded or off-by-one spin budget. is_completed() turns true after exactly
+// spin_loops rounds (at once for 0), for every policy.
+template <class P>
+void expect_budget(std::uint32_t loops) {
+  ASSERT_TRUE(P::set_spin_loops(loops)) << P::name();
+  typename P::waiter w;
+  for (std::uint32_t i = 0; i < loops; ++i) {
+    EXPECT_FALSE(w.is_completed()) << P::name() << " round " << i;
+    w.snooze();
+  }
+  EXPECT_TRUE(w.is_completed()) << P::name();
+  EXPECT_EQ(w.rounds(), loops);
+}
+TEST(WaitPolicies, SpinBudgetIsExactlySpinLoopsRounds) {
+  for (std::uint32_t loops : {0u, 1u, 30u}) {
+    expect_budget<spinwise::innodb_policy<loops_tag, counting_relax>>(loops);
+    expect_budget<spinwise::time_policy<loops_tag, ten_ns_relax>>(loops);
+    expect_budget<spinwise::exp_backoff_policy<loops_tag, ten_ns_relax>>(loops);
+    expect_budget<spinwise::no_backoff_policy<counting_relax, loops_tag>>(loops);
+  }
+}
+
+TEST(WaitPolicies, Names) {
+  EXPECT_EQ(spinwise::innodb_policy<>::name(), "innodb");
+  EXPECT_EQ(spinwise::time_policy<>::name(), "time");
+  EXPECT_EQ(spinwise::exp_backoff_policy<>::name(), "exp_backoff");
+  EXPECT_EQ(spinwise::no_backoff_policy<>::name(), "no_backoff");
+}
+
+struct time_tag;
+// Bug guarded: the unit not converted through the relax cost (an instruction count again), or
+// converted every round (sched_getcpu on the spin path). With a 10 ns relax and a 200 ns unit,
+// every delay is draw x 20 relaxes, and the cost is asked for once per wait.
+TEST(TimePolicy, DelayUnitIsConvertedOncePerWait) {
+  using P = spinwise::time_policy<time_tag, ten_ns_relax>;
+  ASSERT_TRUE(P::set({6, 200, spinwise::kMaxSpinLoops}));
+  histogram_scope h;
+  t_relax_ns_calls = 0;
+  spinwise::seed_spin_jitter(99);
+  for (int wait = 0; wait < 10; ++wait) {
+    P::waiter w;
+    for (int i = 0; i < 1000; ++i) w.snooze();
+  }
+  EXPECT_EQ(t_relax_ns_calls, 10u);
+  std::uint64_t ok = 0;
+  for (std::size_t v = 0; v < 6; ++v) {
+    EXPECT_GT(h.hist[v * 20], 0u) << v;
+    ok += h.hist[v * 20];
+  }
+  EXPECT_EQ(ok, 10'000u);
+}
+
+// With the real relaxer the conversion comes from relax_ns_here(): the count per unit is
+// delay_unit_ns / (measured ns per relax), whatever this CPU's relax costs.
+struct time_real_tag;
+TEST(TimePolicy, RealRelaxConversionFollowsTheMeasuredCost) {
+  const double ns = spinwise::relax_ns_here();
+  ASSERT_GT(ns, 0.0);
+  const std::uint32_t per_unit = spinwise::relaxes_for_ns(1000.0);
+  EXPECT_NEAR(static_cast<double>(per_unit), 1000.0 / ns, 1.0);
+  spinwise::time_policy<time_real_tag>::waiter w;  // runs the real relaxer: must simply return
+  for (int i = 0; i < 3; ++i) w.snooze();
+  EXPECT_EQ(w.rounds(), 3u);
+}
+
+struct exp_tag;
+// Bug guarded: backoff that does not grow, exceeds its cap, or has no jitter. Round r waits
+// [c/2, c] ns with c = min(min_delay_ns << r, max_delay_ns); 10 ns relaxes here.
+TEST(ExpBackoffPolicy, GrowsExponentiallyWithJitterUpToTheCap) {
+  using P = spinwise::exp_backoff_policy<exp_tag, ten_ns_relax>;
+  ASSERT_TRUE(P::set({100, 3200, 40}));
+  spinwise::seed_spin_jitter(3);
+  std::vector<std::array<std::uint32_t, 2>> range(40, {0xffffffffu, 0});
+  for (int wait = 0; wait < 200; ++wait) {
+    P::waiter w;
+    for (int r = 0; r < 40; ++r) {
+      w.snooze();
+      range[r][0] = std::min(range[r][0], t_last);
+      range[r][1] = std::max(range[r][1], t_last);
+    }
+  }
+  for (int r = 0; r < 40; ++r) {
+    const std::uint32_t c = std::min<std::uint32_t>(100u << std::min(r, 20), 3200u) / 10;  // in relaxes
+    EXPECT_GE(range[r][0], c / 2) << "round " << r;
+    EXPECT_LE(range[r][1], c) << "round " << r;
+    EXPECT_LT(range[r][0], range[r][1]) << "round " << r << ": no jitter";
+  }
+}
+
+TEST(NoBackoffPolicy, OneRelaxPerRound) {
+  histogram_scope h;
+  spinwise::no_backoff_policy<counting_relax>::waiter w;
+  for (int i = 0; i < 50; ++i) w.snooze();
+  EXPECT_EQ(h.hist[1], 50u);
+  EXPECT_EQ(t_calls, 50u);
+}
+
+// Bug guarded: two threads drawing the same delays (a shared or identically seeded generator),
+// which keeps colliding waiters in lockstep.
+TEST(Jitter, ThreadsDrawDifferentSequences) {
+  auto draw = [] {
+    std::array<std::uint64_t, 8> v{};
+    for (auto& x : v) x = spinwise::detail::jitter_next();
+    return v;
+  };
+  std::array<std::uint64_t, 8> a{}, b{};
+  std::thread([&] { a = draw(); }).join();
+  std::thread([&] { b = draw(); }).join();
+  EXPECT_NE(a, b);
+  // And a seed makes a sequence reproducible.
+  spinwise::seed_spin_jitter(1234);
+  const auto c = draw();
+  spinwise::seed_spin_jitter(1234);
+  EXPECT_EQ(draw(), c);
+}
+
+// ---- knobs -------------------------------------------------------------------------------
+
+struct validate_tag;
+template <class P>
+void expect_rejected(spinwise::knob_status s, const typename P::settings_type& before, std::errc code,
+                     const char* knob) {
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(static_cast<bool>(s));
+  EXPECT_EQ(s.code(), code);
+  EXPECT_NE(std::string(s.message()).find(knob), std::string::npos) << s.message();
+  const auto after = P::current();
+  EXPECT_EQ(std::memcmp(&before, &after, sizeof before), 0) << "a rejected setter changed a knob";
+}
+
+// Bug guarded: an out-of-range knob applied (or clamped silently), or a multi-value setter that
+// applies the good values before failing on a bad one. Both levels: process-wide and per Tag.
+template <class Tag>
+void innodb_validation() {
+  using P = spinwise::innodb_policy<Tag>;
+  ASSERT_TRUE(P::set({10, 20, 40}));
+  const auto before = P::current();
+  expect_rejected<P>(P::set_spin_wait_delay(1001), before, std::errc::argument_out_of_domain, "spin_wait_delay");
+  expect_rejected<P>(P::set_pause_multiplier(0), before, std::errc::argument_out_of_domain, "pause_multiplier");
+  expect_rejected<P>(P::set_pause_multiplier(101), before, std::errc::argument_out_of_domain, "pause_multiplier");
+  expect_rejected<P>(P::set_spin_loops(spinwise::kMaxSpinLoops + 1), before, std::errc::argument_out_of_domain,
+                     "spin_loops");
+  expect_rejected<P>(P::set({5, 0, 5}), before, std::errc::argument_out_of_domain, "pause_multiplier");
+  expect_rejected<P>(P::set("spin_wait_dealy", 5), before, std::errc::invalid_argument, "spin_wait_delay");
+  // The bounds themselves are accepted.
+  EXPECT_TRUE(P::set({0, 1, 0}));
+  EXPECT_TRUE(P::set({1000, 100, spinwise::kMaxSpinLoops}));
+  const auto top = P::current();
+  EXPECT_EQ(top.spin_wait_delay, 1000u);
+  EXPECT_EQ(top.pause_multiplier, 100u);
+  EXPECT_EQ(top.spin_loops, spinwise::kMaxSpinLoops);
+  P::reset();
+}
+TEST(Knobs, InnodbOutOfRangeIsRejectedAndChangesNothing) {
+  innodb_validation<void>();
+  innodb_validation<validate_tag>();
+  const spinwise::innodb_settings defaults;
+  const auto now = spinwise::innodb_policy<>::current();
+  EXPECT_EQ(std::memcmp(&defaults, &now, sizeof now), 0) << "reset() restores MySQL's defaults";
+  EXPECT_EQ(now.spin_wait_delay, 6u);
+  EXPECT_EQ(now.pause_multiplier, 50u);
+  EXPECT_EQ(now.spin_loops, 30u);
+}
+
+TEST(Knobs, TimeAndBackoffOutOfRangeIsRejectedAndChangesNothing) {
+  using T = spinwise::time_policy<validate_tag>;
+  const auto tb = T::current();
+  expect_rejected<T>(T::set_delay_unit_ns(0), tb, std::errc::argument_out_of_domain, "delay_unit_ns");
+  expect_rejected<T>(T::set_delay_unit_ns(10'001), tb, std::errc::argument_out_of_domain, "delay_unit_ns");
+  expect_rejected<T>(T::set_spin_wait_delay(1001), tb, std::errc::argument_out_of_domain, "spin_wait_delay");
+  EXPECT_EQ(tb.delay_unit_ns, 200u);
+
+  using E = spinwise::exp_backoff_policy<validate_tag>;
+  ASSERT_TRUE(E::set({100, 1000, 10}));
+  const auto eb = E::current();
+  expect_rejected<E>(E::set_min_delay_ns(2000), eb, std::errc::invalid_argument, "min_delay_ns");
+  expect_rejected<E>(E::set_max_delay_ns(50), eb, std::errc::invalid_argument, "max_delay_ns");
+  expect_rejected<E>(E::set({2000, 1000, 10}), eb, std::errc::invalid_argument, "min_delay_ns");
+  expect_rejected<E>(E::set_max_delay_ns(0), eb, std::errc::argument_out_of_domain, "max_delay_ns");
+  EXPECT_TRUE(E::set({2000, 4000, 10}));  // both at once: consistent
+  E::reset();
+
+  using N = spinwise::no_backoff_policy<spinwise::cpu_relaxer, validate_tag>;
+  const auto nb = N::current();
+  expect_rejected<N>(N::set_spin_loops(spinwise::kMaxSpinLoops + 1), nb, std::errc::argument_out_of_domain,
+                     "spin_loops");
+}
+
+TEST(Knobs, ByNameSetAndGet) {
+  using P = spinwise::time_policy<validate_tag>;
+  EXPECT_TRUE(P::set("delay_unit_ns", 75));
+  std::uint32_t v = 0;
+  EXPECT_TRUE(P::get("delay_unit_ns", v));
+  EXPECT_EQ(v, 75u);
+  EXPECT_FALSE(P::get("nope", v));
+  EXPECT_EQ(v, 75u);
+  EXPECT_TRUE(P::reset("delay_unit_ns"));
+  EXPECT_EQ(P::delay_unit_ns(), spinwise::time_policy<>::delay_unit_ns());
+  EXPECT_EQ(P::reset("nope").code(), std::errc::invalid_argument);
+  P::reset();
+}
+
+struct override_a;
+struct override_b;
+// Bug guarded: per-type knobs that leak into other types or shadow the process-wide values
+// they should fall back to.
+TEST(Knobs, PerTypeOverrideFallsBackToTheGlobalValue) {
+  using G = spinwise::innodb_policy<>;
+  using A = spinwise::innodb_policy<override_a>;
+  using B = spinwise::innodb_policy<override_b, counting_relax>;
+  G::reset();
+  EXPECT_FALSE(A::overridden());
+  ASSERT_TRUE(A::set_spin_wait_delay(3));
+  EXPECT_TRUE(A::overridden());
+  EXPECT_EQ(A::spin_wait_delay(), 3u);
+  EXPECT_EQ(G::spin_wait_delay(), 6u);
+  EXPECT_EQ(B::spin_wait_delay(), 6u);
+
+  ASSERT_TRUE(G::set({12, 40, 7}));
+  EXPECT_EQ(A::spin_wait_delay(), 3u) << "override kept";
+  EXPECT_EQ(A::pause_multiplier(), 40u) << "unset fields follow the global value";
+  EXPECT_EQ(A::spin_loops(), 7u);
+  EXPECT_EQ(B::spin_wait_delay(), 12u);
+
+  // Knobs live per Tag, not per Relax: the same Tag with another Relax shares them.
+  EXPECT_EQ((spinwise::innodb_policy<override_a, counting_relax>::spin_wait_delay()), 3u);
+
+  ASSERT_TRUE(A::reset("spin_wait_delay"));
+  EXPECT_FALSE(A::overridden());
+  EXPECT_EQ(A::spin_wait_delay(), 12u);
+  G::reset();
+  EXPECT_EQ(A::spin_wait_delay(), 6u);
+
+  // The public lock aliases each have their own Tag.
+  ASSERT_TRUE(spinwise::ttas_mutex::policy::set_spin_wait_delay(1));
+  EXPECT_EQ(spinwise::hybrid_mutex::policy::spin_wait_delay(), 6u);
+  EXPECT_EQ(spinwise::time_policy<>::spin_wait_delay(), 6u);
+  spinwise::ttas_mutex::policy::reset();
+}
+
+// Bug guarded: knobs cached for the life of a wait, so an operator's change only reaches new
+// waits (a process stuck in long waits would never pick it up). A running waiter must see a
+// change at its next round.
+struct live_tag;
+TEST(Knobs, RunningWaiterSeesAChangeAtItsNextRound) {
+  using P = spinwise::innodb_policy<live_tag, counting_relax>;
+  ASSERT_TRUE(P::set({1, 1, spinwise::kMaxSpinLoops}));  // delay 1: every draw is 0 relaxes
+  std::atomic<std::uint64_t> rounds{0};
+  std::atomic<bool> nonzero_before_change{false};
+  std::atomic<bool> changed{false};
+  std::atomic<bool> saw_change{false};
+  std::thread waiter([&] {
+    P::waiter w;  // one wait, from before the change to after it
+    while (!saw_change.load()) {
+      const bool after = changed.load();
+      w.snooze();
+      if (t_last != 0) {
+        if (!after) nonzero_before_change.store(true);
+        saw_change.store(true);
+      }
+      rounds.fetch_add(1);
+    }
+  });
+  while (rounds.load() < 1000) std::this_thread::yield();
+  changed.store(true);
+  ASSERT_TRUE(P::set({1000, 100, spinwise::kMaxSpinLoops}));
+  // P(draw 0) = 1/1000 per round: the waiter sees a non-zero delay within a few rounds.
+  waiter.join();
+  EXPECT_FALSE(nonzero_before_change.load());
+  EXPECT_TRUE(saw_change.load());
+}
+
+// The same through a real lock: a thread blocked in lock() spinning under the old knobs picks up
+// new ones while it waits.
+struct live_lock_tag;
+std::atomic<std::uint32_t> g_lock_last_relax{0};
+std::atomic<std::uint64_t> g_lock_relax_calls{0};
+std::atomic<bool> g_lock_knobs_changed{false};
+struct shared_counting_relax {
+  // The 100th round holds the waiter until the knobs changed, so it cannot run out of budget
+  // (and stop snoozing) before the change, however the threads get scheduled.
+  static void relax_n(std::uint32_t n) noexcept {
+    g_lock_last_relax.store(n, std::memory_order_relaxed);
+    if (g_lock_relax_calls.fetch_add(1, std::memory_order_relaxed) == 100) {
+      while (!g_lock_knobs_changed.load()) std::this_thread::yield();
+    }
+  }
+};
+TEST(Knobs, ThreadSpinningInLockSeesAChange) {
+  using P = spinwise::innodb_policy<live_lock_tag, shared_counting_relax>;
+  ASSERT_TRUE(P::set({1, 1, spinwise::kMaxSpinLoops}));
+  spinwise::ttas_mutex_t<P> m;
+  m.lock();
+  std::thread t([&] {
+    m.lock();
+    m.unlock();
+  });
+  while (g_lock_relax_calls.load() < 100) std::this_thread::yield();
+  EXPECT_EQ(g_lock_last_relax.load(), 0u);
+  ASSERT_TRUE(P::set_spin_wait_delay(2));
+  ASSERT_TRUE(P::set_pause_multiplier(7));
+  g_lock_knobs_changed.store(true);
+  while (g_lock_last_relax.load() != 7) std::this_thread::yield();  // a draw of 1 x 7, while waiting
+  m.unlock();
+  t.join();
+}
+
+}  // namespace
