@@ -13,8 +13,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <gnu/libc-version.h>
 #include <memory>
 #include <set>
@@ -43,9 +45,10 @@ constexpr const char* kUsage = R"(usage: spinwise-bench [options] [Google Benchm
 
 Measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run.
 
-  --mode=quick|full        quick: every benchmark once, briefly (well under a minute on 2 CPUs; the
-                           smoke test); full (default): the whole grid, 3 repetitions in random
-                           interleaving, 0.5 s each (see README.md "Benchmarks" for its duration)
+  --mode=quick|full        quick: every benchmark once, with fixed small iteration counts (well
+                           under a minute on 2 CPUs; the smoke test; its numbers are indicative
+                           only); full (default): the whole grid, 3 repetitions in random
+                           interleaving, at least 0.5 s each (README.md "Benchmarks" says how long)
   --scenarios=LIST         any of uncontended,handoff,contended,rw (default: all)
   --threads=LIST           thread counts for contended and rw (default 1,2,3,4,8,16,32)
   --cs_ns=LIST             critical-section lengths in ns (quick 100; full 0,100,1000)
@@ -232,41 +235,52 @@ std::vector<std::string> register_all(const config& c) {
     if (std::find(catalogue.begin(), catalogue.end(), e) == catalogue.end()) catalogue.push_back(e);
   };
   // A policy variant that is the default alias is the same type: measure it once.
-  auto first_time = [](std::set<std::type_index>& seen, std::type_index t, const char* name) {
-    if (seen.insert(t).second) return true;
-    std::fprintf(stderr, "spinwise-bench: %s is the same type as a lock listed before it; measured once\n", name);
+  auto first_time = [](std::map<std::type_index, std::string>& seen, std::type_index t, const char* name) {
+    const auto [it, fresh] = seen.emplace(t, name);
+    if (fresh) return true;
+    std::fprintf(stderr, "spinwise-bench: %s is the same type as %s; measured once, as %s\n", name,
+                 it->second.c_str(), it->second.c_str());
     return false;
   };
   const bool unc = c.scenarios.count("uncontended") != 0;
   const bool hand = c.scenarios.count("handoff") != 0;
   const bool cont = c.scenarios.count("contended") != 0;
   const bool rw = c.scenarios.count("rw") != 0;
-  auto threads = [&c](benchmark::internal::Benchmark* b) {
+  // Quick mode runs fixed iteration counts: bounded work even where a lock collapses (a FIFO lock
+  // oversubscribed can slow 100x between Google Benchmark's trial runs and its final one).
+  const bool quick = c.mode == "quick";
+  auto iterations = [quick](benchmark::internal::Benchmark* b, benchmark::IterationCount n) {
+    if (quick) b->Iterations(n);
+    return b;
+  };
+  auto threads = [&c, &iterations](benchmark::internal::Benchmark* b) {
     for (long t : c.threads) b->Threads(static_cast<int>(t));
-    b->UseRealTime();
+    iterations(b, 2000)->UseRealTime();
   };
 
   if (unc) {
-    benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>)->UseRealTime();
+    iterations(benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>), 200000)
+        ->UseRealTime();
     note({"xchg_floor", sb::lock_kind::floor, false});
   }
   if (hand) {
-    benchmark::RegisterBenchmark("handoff/c2c_oneway", sb::run_c2c)->UseRealTime();
+    iterations(benchmark::RegisterBenchmark("handoff/c2c_oneway", sb::run_c2c), 20000)->UseRealTime();
     note({"c2c_oneway", sb::lock_kind::floor, false});
   }
 
-  std::set<std::type_index> seen_x;
+  std::map<std::type_index, std::string> seen_x;
   sb::exclusive_locks([&](auto tag, const sb::lock_info& info) {
     using L = typename decltype(tag)::type;
     if (!first_time(seen_x, typeid(L), info.name)) return;
     note(info);
     const std::string n = info.name;
-    if (unc) benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>)->UseRealTime();
+    if (unc) iterations(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>), 200000)->UseRealTime();
     if (hand) {
       const std::uint64_t delay = sb::iterations_for_ns(static_cast<double>(c.handoff_delay_ns));
-      benchmark::RegisterBenchmark(("handoff/" + n).c_str(), [delay](benchmark::State& st) {
-        sb::run_handoff<L>(st, delay);
-      })->UseRealTime();
+      iterations(benchmark::RegisterBenchmark(("handoff/" + n).c_str(),
+                                              [delay](benchmark::State& st) { sb::run_handoff<L>(st, delay); }),
+                 1000)
+          ->UseRealTime();
     }
     if (cont) {
       for (long cs : c.cs_ns) {
@@ -284,7 +298,7 @@ std::vector<std::string> register_all(const config& c) {
     }
   });
 
-  std::set<std::type_index> seen_s;
+  std::map<std::type_index, std::string> seen_s;
   sb::shared_locks([&](auto tag, const sb::lock_info& info) {
     using L = typename decltype(tag)::type;
     if (!first_time(seen_s, typeid(L), info.name)) return;
@@ -292,9 +306,11 @@ std::vector<std::string> register_all(const config& c) {
     const std::string n = info.name;
     if (unc) {
       if (!seen_x.count(typeid(L))) {
-        benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>)->UseRealTime();
+        iterations(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>), 200000)
+            ->UseRealTime();
       }
-      benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>)
+      iterations(benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>),
+                 200000)
           ->UseRealTime();
     }
     if (rw) {
@@ -340,9 +356,7 @@ int main(int argc, char** argv) {
 
   // The mode's defaults first, so any --benchmark_* flag the user gives overrides them.
   std::vector<std::string> args{argv[0]};
-  if (c.mode == "quick") {
-    args.emplace_back("--benchmark_min_time=0.01");
-  } else {
+  if (c.mode == "full") {
     args.emplace_back("--benchmark_min_time=0.5");
     args.emplace_back("--benchmark_repetitions=3");
     args.emplace_back("--benchmark_enable_random_interleaving=true");
@@ -358,6 +372,15 @@ int main(int argc, char** argv) {
     for (const auto& e : catalogue) std::printf("%s\n", e.c_str());
     for (const auto& m : sb::missing_peers()) std::printf("skipped: %s\n", m.c_str());
     return 0;
+  }
+  // Google Benchmark does not create the folder of --benchmark_out; a full run writes into a new one.
+  for (const auto& a : passthrough) {
+    const std::string flag = "--benchmark_out=";
+    if (a.rfind(flag, 0) != 0) continue;
+    const std::filesystem::path dir = std::filesystem::path(a.substr(flag.size())).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    if (ec) usage_error("--benchmark_out: cannot create " + dir.string() + ": " + ec.message());
   }
   benchmark::Initialize(&gb_argc, gb_argv.data());
   if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;

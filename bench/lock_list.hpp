@@ -19,6 +19,12 @@
 #include <vector>
 
 #include "peers.hpp"
+#include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/mcs_mutex.hpp"
+#include "spinwise/tas_mutex.hpp"
+#include "spinwise/ticket_mutex.hpp"
+#include "spinwise/ttas_mutex.hpp"
+#include "spinwise/wait_policy.hpp"
 
 namespace spinwise::bench {
 
@@ -44,8 +50,29 @@ inline constexpr lock_kind floor_lock = lock_kind::floor;
 template <class Visitor>
 void exclusive_locks(Visitor&& v) {
   // spinwise, default policies
+  v(as<spinwise::tas_mutex>, {"tas_mutex", spinwise_lock, false});
+  v(as<spinwise::ttas_mutex>, {"ttas_mutex", spinwise_lock, false});
+  v(as<spinwise::ticket_mutex>, {"ticket_mutex", spinwise_lock, true});
+  v(as<spinwise::mcs_mutex>, {"mcs_mutex", spinwise_lock, true});
+  v(as<spinwise::hybrid_mutex>, {"hybrid_mutex", spinwise_lock, false});
 
-  // spinwise policy variants
+  // spinwise policy variants (the alias's own Tag, so the lock's per-type knobs apply)
+  using spinwise::cpu_relaxer;
+  using spinwise::ttas_mutex_tag;
+  using spinwise::hybrid_mutex_tag;
+  v(as<spinwise::ttas_mutex_t<spinwise::innodb_policy<ttas_mutex_tag>>>, {"ttas_mutex<innodb>", spinwise_lock, false});
+  v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>>>, {"ttas_mutex<time>", spinwise_lock, false});
+  v(as<spinwise::ttas_mutex_t<spinwise::exp_backoff_policy<ttas_mutex_tag>>>,
+    {"ttas_mutex<exp_backoff>", spinwise_lock, false});
+  v(as<spinwise::ttas_mutex_t<spinwise::no_backoff_policy<cpu_relaxer, ttas_mutex_tag>>>,
+    {"ttas_mutex<no_backoff>", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::innodb_policy<hybrid_mutex_tag>>>,
+    {"hybrid_mutex<innodb>", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>>>, {"hybrid_mutex<time>", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::exp_backoff_policy<hybrid_mutex_tag>>>,
+    {"hybrid_mutex<exp_backoff>", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<cpu_relaxer, hybrid_mutex_tag>>>,
+    {"hybrid_mutex<no_backoff>", spinwise_lock, false});
 
   // peers
   v(as<std::mutex>, {"std::mutex", peer, false});

@@ -111,8 +111,9 @@ struct alignas(kCacheLinePad) thread_slot {
 // construction; what differs is how far each thread gets while all of them run. The window opens
 // when the last thread enters the loop (it snapshots everyone's count) and closes when the first
 // thread finishes (it snapshots again). Oversubscribed threads can start late, after a scheduler
-// slice or more: if the first finisher comes before the last starter, the window is [start, first
-// finish] instead, and fair_window_acq tells how much the figure rests on.
+// slice or more: if the first finisher comes before the last starter, or the window holds fewer
+// acquisitions than there are threads, the window is [start, first finish] instead.
+// fair_window_acq tells how many acquisitions the figure rests on.
 struct run_record {
   explicit run_record(int threads) : threads_(threads) {}
 
@@ -131,7 +132,7 @@ struct run_record {
     if (closed_.exchange(true, std::memory_order_acq_rel)) return;
     int p = phase_.load(std::memory_order_acquire);
     if (p == kStarting && phase_.compare_exchange_strong(p, kClosedEarly, std::memory_order_acq_rel)) {
-      for (int i = 0; i < threads_; ++i) open_[i] = 0;  // the last starter's snapshot, if any, is ignored
+      opened_ = false;  // the last starter's snapshot, if any, is ignored
     }
     snapshot(close_);
   }
@@ -158,11 +159,23 @@ struct run_record {
       s.voluntary += static_cast<double>(t.usage_end.voluntary_switches - t.usage_begin.voluntary_switches);
       s.involuntary += static_cast<double>(t.usage_end.involuntary_switches - t.usage_begin.involuntary_switches);
       s.extra += static_cast<double>(t.extra);
-      const auto w = static_cast<double>(close_[i] - open_[i]);
+      const auto w = static_cast<double>(close_[i] - (opened_ ? open_[i] : 0));
       sum += w;
       sum_sq += w * w;
       s.min_count = std::min(s.min_count, w);
       s.max_count = std::max(s.max_count, w);
+    }
+    if (sum < threads_) {  // too short a window to say anything: fall back to [start, first finish]
+      sum = sum_sq = 0;
+      s.min_count = 1e300;
+      s.max_count = 0;
+      for (int i = 0; i < threads_; ++i) {
+        const auto w = static_cast<double>(close_[i]);
+        sum += w;
+        sum_sq += w * w;
+        s.min_count = std::min(s.min_count, w);
+        s.max_count = std::max(s.max_count, w);
+      }
     }
     s.window_total = sum;
     s.wall_s = end > begin ? static_cast<double>(end - begin) * 1e-9 : 0;
@@ -184,6 +197,7 @@ struct run_record {
   std::atomic<int> started_{0};
   std::atomic<int> phase_{kStarting};
   std::atomic<bool> closed_{false};
+  bool opened_ = true;  // written by the first finisher before its snapshot, read after the run
   std::uint64_t open_[kMaxThreads] = {};
   std::uint64_t close_[kMaxThreads] = {};
 };

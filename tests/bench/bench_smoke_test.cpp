@@ -1,0 +1,209 @@
+// spinwise-bench smoke test: quick mode runs, every listed benchmark ran and reported its
+// counters, bad flags are refused, and bench/report.py turns the run into tables and plots.
+// Asserts nothing about timings (a loaded 2-vCPU VM makes them noise).
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_json_check.hpp"
+
+namespace {
+
+using nlohmann::json;
+using spinwise::bench_test::check_bench_json;
+
+const std::string kBench = SPINWISE_BENCH_EXE;
+const std::string kOutDir = SPINWISE_BENCH_OUT_DIR;
+const std::string kReport = SPINWISE_BENCH_REPORT;
+const std::string kPython = SPINWISE_PYTHON3;
+const std::string kGnuplot = SPINWISE_GNUPLOT;
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct result {
+  int status = -1;
+  std::string out;
+};
+
+// Runs a shell command; stdout (and stderr when asked) captured.
+result run(const std::string& cmd, bool with_stderr = false) {
+  result r;
+  FILE* p = popen((cmd + (with_stderr ? " 2>&1" : "")).c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// Under sanitizers and emulation (SPINWISE_TEST_SCALE < 1) fewer thread counts:
+// every lock and scenario still runs, which is what this test is about.
+std::string quick_flags() {
+  std::string f = "--mode=quick";
+  const char* s = std::getenv("SPINWISE_TEST_SCALE");
+  if (s != nullptr && std::atof(s) > 0 && std::atof(s) < 1.0) f += " --threads=1,3";
+  return f;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty()) v.push_back(l);
+  }
+  return v;
+}
+
+json minimal_run() {
+  return json::parse(R"({
+    "context": {"bench.mode": "quick", "lock.std::mutex": "peer"},
+    "benchmarks": [
+      {"name": "uncontended/std::mutex/real_time", "run_name": "uncontended/std::mutex/real_time",
+       "run_type": "iteration", "iterations": 10, "real_time": 20.0},
+      {"name": "handoff/std::mutex/real_time", "run_name": "handoff/std::mutex/real_time",
+       "run_type": "iteration", "iterations": 10, "real_time": 2000.0,
+       "p50_ns": 100, "p90_ns": 150, "p99_ns": 200, "p999_ns": 300, "samples": 20},
+      {"name": "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2",
+       "run_name": "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2",
+       "run_type": "iteration", "iterations": 10, "real_time": 200.0,
+       "acq_per_s": 5e6, "fair_cov": 0.1, "fair_min": 4, "fair_max": 6, "fair_window_acq": 10,
+       "cpu_ns_per_acq": 300, "csw_per_acq": 0.01, "vcsw_per_acq": 0.01, "cpus_busy": 1.5}
+    ]})");
+}
+
+const std::vector<std::string> kMinimalNames = {"uncontended/std::mutex/real_time", "handoff/std::mutex/real_time",
+                                                "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2"};
+
+// The checker itself: each way a run can be incomplete is caught.
+TEST(BenchJsonCheck, CompleteRunPasses) { EXPECT_TRUE(check_bench_json(minimal_run(), kMinimalNames).empty()); }
+
+TEST(BenchJsonCheck, MissingBenchmarkIsReported) {
+  auto names = kMinimalNames;
+  names.push_back("contended/ttas_mutex/cs_ns:100/local_ns:100/real_time/threads:2");
+  const auto p = check_bench_json(minimal_run(), names);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("never ran"), std::string::npos);
+}
+
+TEST(BenchJsonCheck, MissingOrBadCounterIsReported) {
+  json j = minimal_run();
+  j["benchmarks"][2].erase("fair_cov");
+  j["benchmarks"][1]["p50_ns"] = 0;
+  const auto p = check_bench_json(j, kMinimalNames);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_NE(p[0].find("p50_ns"), std::string::npos);
+  EXPECT_NE(p[1].find("fair_cov missing"), std::string::npos);
+}
+
+TEST(BenchJsonCheck, FailedBenchmarkIsReported) {
+  json j = minimal_run();
+  j["benchmarks"][2]["error_occurred"] = true;
+  j["benchmarks"][2]["error_message"] = "lock lost updates";
+  const auto p = check_bench_json(j, kMinimalNames);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("lock lost updates"), std::string::npos);
+}
+
+TEST(BenchJsonCheck, CatalogueLockWithoutBenchmarkIsReported) {
+  json j = minimal_run();
+  j["context"]["lock.ttas_mutex"] = "spinwise";
+  const auto p = check_bench_json(j, kMinimalNames);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("ttas_mutex"), std::string::npos);
+}
+
+TEST(BenchJsonCheck, EmptyListingIsReported) { EXPECT_FALSE(check_bench_json(minimal_run(), {}).empty()); }
+
+// Bad flags: a clear message, exit status 2, nothing run.
+TEST(BenchFlags, BadValuesAreRefused) {
+  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs_ns=-5", "--read_pct=101", "--mode=slow",
+                          "--scenarios=uncontended,bogus", "--handoff_delay_ns", "--benchmark_bogus=1"}) {
+    const result r = run(quote(kBench) + " " + bad, true);
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string(bad).substr(0, std::string(bad).find('='))), std::string::npos)
+        << "the message should name the flag: " << r.out;
+    EXPECT_EQ(r.out.find("Benchmark "), std::string::npos) << bad << " ran benchmarks: " << r.out;
+  }
+}
+
+// The quick mode end to end: list, run, check the JSON, make the report.
+TEST(BenchQuick, EveryBenchmarkRanWithItsCountersAndTheReportIsMade) {
+  const std::string flags = quick_flags();
+  const result listing = run(quote(kBench) + " " + flags + " --benchmark_list_tests=true");
+  ASSERT_EQ(listing.status, 0) << listing.out;
+  const std::vector<std::string> expected = lines(listing.out);
+  // Every scenario is in quick mode.
+  for (const char* s : {"uncontended/", "uncontended_shared/", "handoff/", "contended/", "rw/"}) {
+    bool any = false;
+    for (const auto& n : expected) any = any || n.rfind(s, 0) == 0;
+    EXPECT_TRUE(any) << "no " << s << " benchmark listed";
+  }
+
+  const std::string json_path = kOutDir + "/quick.json";
+  std::remove(json_path.c_str());
+  const result r = run(quote(kBench) + " " + flags + " --benchmark_out=" + quote(json_path) +
+                           " --benchmark_out_format=json > " + quote(kOutDir + "/quick.txt"),
+                       true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in) << "no JSON at " << json_path;
+  json j;
+  ASSERT_NO_THROW(in >> j);
+  const auto problems = check_bench_json(j, expected);
+  for (const auto& p : problems) ADD_FAILURE() << p;
+  EXPECT_EQ(j["context"].value("bench.libc_single_threaded", "0"), "0")
+      << "uncontended numbers were taken on glibc's single-threaded path";
+
+  if (kPython.empty() || kGnuplot.empty()) {
+    GTEST_SKIP() << "python3 or gnuplot not found at configure time: report.py not run";
+  }
+  const std::string report_dir = kOutDir + "/report";
+  std::remove((report_dir + "/report.md").c_str());
+  const result rep = run(quote(kPython) + " " + quote(kReport) + " " + quote(json_path) + " --out " + quote(report_dir), true);
+  ASSERT_EQ(rep.status, 0) << rep.out;
+  std::ifstream md(report_dir + "/report.md");
+  ASSERT_TRUE(md) << rep.out;
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  for (const char* section : {"## Targets", "## Uncontended lock + unlock", "## Handoff latency", "## Contended",
+                              "## Read/write mixes", "vs std::mutex", "vs best peer"}) {
+    EXPECT_NE(text.find(section), std::string::npos) << "report.md lacks " << section;
+  }
+  // Each plot the report links exists and is a PNG.
+  size_t plots = 0;
+  for (size_t at = text.find("](plots/"); at != std::string::npos; at = text.find("](plots/", at + 1)) {
+    const std::string file = text.substr(at + 2, text.find(')', at) - at - 2);
+    std::ifstream png(report_dir + "/" + file, std::ios::binary);
+    char sig[8] = {};
+    png.read(sig, 8);
+    EXPECT_TRUE(png && std::string(sig + 1, 3) == "PNG") << file << " is not a PNG";
+    ++plots;
+  }
+  EXPECT_GE(plots, 2u) << "throughput and fairness plots expected";
+}
+
+TEST(BenchReport, BadInputGetsAClearError) {
+  if (kPython.empty()) GTEST_SKIP() << "python3 not found at configure time";
+  const std::string bad = kOutDir + "/not_a_run.json";
+  std::ofstream(bad) << "{\"hello\": 1}";
+  const result r = run(quote(kPython) + " " + quote(kReport) + " " + quote(bad) + " --out " + quote(kOutDir + "/bad"), true);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("benchmarks"), std::string::npos) << r.out;
+  const result missing = run(quote(kPython) + " " + quote(kReport) + " " + quote(kOutDir + "/no_such.json"), true);
+  EXPECT_EQ(missing.status, 1) << missing.out;
+  EXPECT_NE(missing.out.find("no_such.json"), std::string::npos) << missing.out;
+}
+
+}  // namespace
