@@ -48,11 +48,13 @@ Measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run.
   --mode=quick|full        quick: every benchmark once, with fixed small iteration counts (well
                            under a minute on 2 CPUs; the smoke test; its numbers are indicative
                            only); full (default): the whole grid, 3 repetitions in random
-                           interleaving, at least 0.5 s each (README.md "Benchmarks" says how long)
+                           interleaving, at least 0.3 s each (README.md "Benchmarks" says how long)
   --scenarios=LIST         any of uncontended,handoff,contended,rw (default: all)
   --threads=LIST           thread counts for contended and rw (default 1,2,3,4,8,16,32)
-  --cs_ns=LIST             critical-section lengths in ns (quick 100; full 0,100,1000)
-  --local_ns=LIST          work outside the lock in ns (quick 100; full 100,1000)
+  --cs_ns=LIST             contended: critical-section lengths in ns (quick 100; full 0,100,1000)
+  --local_ns=LIST          contended: work outside the lock in ns (quick 100; full 100,1000)
+  --rw_cs_ns=LIST          rw: critical-section lengths in ns (quick and full 100)
+  --rw_local_ns=LIST       rw: work outside the lock in ns (quick 100; full 100,1000)
   --read_pct=LIST          read shares of the rw scenario, percent (default 50,90,99)
   --handoff_delay_ns=N     how long the owner waits after the waiter announced itself before it
                            releases, so the waiter is really inside lock() (default 2000)
@@ -66,7 +68,7 @@ over the mode's defaults, e.g. --benchmark_out=run.json --benchmark_out_format=j
 struct config {
   std::string mode = "full";
   std::vector<long> threads{1, 2, 3, 4, 8, 16, 32};
-  std::vector<long> cs_ns, local_ns;
+  std::vector<long> cs_ns, local_ns, rw_cs_ns, rw_local_ns;
   std::vector<long> read_pct{50, 90, 99};
   long handoff_delay_ns = 2000;
   std::set<std::string> scenarios{"uncontended", "handoff", "contended", "rw"};
@@ -106,7 +108,7 @@ std::vector<long> parse_list(const std::string& flag, const std::string& text, l
 // rejects what it does not know). All flags are checked before anything runs.
 config parse_flags(int& argc, char** argv, std::vector<std::string>& passthrough) {
   config c;
-  bool cs_set = false, local_set = false;
+  bool cs_set = false, local_set = false, rw_cs_set = false, rw_local_set = false;
   constexpr long kMaxNs = 10'000'000;  // 10 ms: longer is not a spin lock's business
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -134,6 +136,14 @@ config parse_flags(int& argc, char** argv, std::vector<std::string>& passthrough
       need_value();
       c.local_ns = parse_list(name, value, 0, kMaxNs);
       local_set = true;
+    } else if (name == "--rw_cs_ns") {
+      need_value();
+      c.rw_cs_ns = parse_list(name, value, 0, kMaxNs);
+      rw_cs_set = true;
+    } else if (name == "--rw_local_ns") {
+      need_value();
+      c.rw_local_ns = parse_list(name, value, 0, kMaxNs);
+      rw_local_set = true;
     } else if (name == "--read_pct") {
       need_value();
       c.read_pct = parse_list(name, value, 0, 100);
@@ -160,6 +170,8 @@ config parse_flags(int& argc, char** argv, std::vector<std::string>& passthrough
   }
   if (!cs_set) c.cs_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{0, 100, 1000};
   if (!local_set) c.local_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{100, 1000};
+  if (!rw_cs_set) c.rw_cs_ns = {100};
+  if (!rw_local_set) c.rw_local_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{100, 1000};
   return c;
 }
 
@@ -209,6 +221,8 @@ void add_context(const config& c, int argc, char** argv, const std::vector<std::
   benchmark::AddCustomContext("bench.threads", join(c.threads));
   benchmark::AddCustomContext("bench.cs_ns", join(c.cs_ns));
   benchmark::AddCustomContext("bench.local_ns", join(c.local_ns));
+  benchmark::AddCustomContext("bench.rw_cs_ns", join(c.rw_cs_ns));
+  benchmark::AddCustomContext("bench.rw_local_ns", join(c.rw_local_ns));
   benchmark::AddCustomContext("bench.read_pct", join(c.read_pct));
   benchmark::AddCustomContext("bench.handoff_delay_ns", std::to_string(c.handoff_delay_ns));
   benchmark::AddCustomContext("bench.work_ns_per_iteration", std::to_string(sb::work_ns_per_iteration()));
@@ -315,8 +329,8 @@ std::vector<std::string> register_all(const config& c) {
     }
     if (rw) {
       for (long pct : c.read_pct) {
-        for (long cs : c.cs_ns) {
-          for (long local : c.local_ns) {
+        for (long cs : c.rw_cs_ns) {
+          for (long local : c.rw_local_ns) {
             auto holder = std::make_shared<sb::arena_holder<L>>();
             const std::uint64_t cs_it = sb::iterations_for_ns(static_cast<double>(cs));
             const std::uint64_t local_it = sb::iterations_for_ns(static_cast<double>(local));
@@ -357,7 +371,7 @@ int main(int argc, char** argv) {
   // The mode's defaults first, so any --benchmark_* flag the user gives overrides them.
   std::vector<std::string> args{argv[0]};
   if (c.mode == "full") {
-    args.emplace_back("--benchmark_min_time=0.5");
+    args.emplace_back("--benchmark_min_time=0.3");
     args.emplace_back("--benchmark_repetitions=3");
     args.emplace_back("--benchmark_enable_random_interleaving=true");
   }
