@@ -317,14 +317,24 @@ class Report:
                 self.out()
                 rows = [[lock] + [fmt(self.get(scenario, lock, params, t, metric)) for t in threads] for lock in locks]
                 self.table(head, rows)
+            # One plot of the locks with their default policies beside the peers, and, where
+            # there are policy variants, one of those with the reference: 20 lines do not read.
+            variants = [l for l in locks if "<" in l]
+            groups = [("locks", [l for l in locks if l not in variants])]
+            if variants:
+                bases = {v.split("<")[0] for v in variants}
+                groups.append(("policies", sorted(bases & set(locks)) + variants + [ref_name]))
             slug = f"{scenario}_{param_slug(params)}"
-            for metric, what, log in (("acq_per_s", "throughput (acquisitions/s)", True),
-                                      ("fair_cov", "fairness (CoV of per-thread acquisitions)", False)):
-                series = {lock: {t: self.get(scenario, lock, params, t, metric) for t in threads} for lock in locks}
-                path = os.path.join(plot_dir, f"{slug}_{metric}.png")
-                self.plots.append((path, f"{heading}: {param_text(params)}", what, log, series))
-                self.out(f"![{what}](plots/{os.path.basename(path)})")
-                self.out()
+            for group, members in groups:
+                for metric, what, log in (("acq_per_s", "throughput (acquisitions/s)", True),
+                                          ("fair_cov", "fairness (CoV of per-thread acquisitions)", False)):
+                    series = {lock: {t: self.get(scenario, lock, params, t, metric) for t in threads}
+                              for lock in members}
+                    path = os.path.join(plot_dir, f"{slug}_{group}_{metric}.png")
+                    title = f"{heading}, {'policy variants' if group == 'policies' else 'locks'}: {param_text(params)}"
+                    self.plots.append((path, title, what, log, series))
+                    self.out(f"![{what}, {group}](plots/{os.path.basename(path)})")
+                    self.out()
 
     def targets(self):
         """The targets of issues 3 and 6, each judged from this run."""
@@ -434,8 +444,9 @@ class Report:
 
 
 # -- plots -------------------------------------------------------------------------------------
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
-          "#7f7f7f", "#bcbd22", "#000000", "#aec7e8", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94"]
+# Solid saturated lines for spinwise's locks, dashed muted ones for the peers.
+OURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#000000", "#e377c2", "#17becf", "#8c564b"]
+PEERS = ["#7f7f7f", "#8c564b", "#bcbd22", "#17becf", "#e377c2", "#393b79", "#637939", "#843c39", "#d6616b"]
 
 
 def gp_quote(s):
@@ -475,10 +486,16 @@ def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
     if logscale:
         cmds.append("set logscale y 10")
     plots = []
+    n_ours = n_peers = 0
     for i, lock in enumerate(locks):
         ours = kinds.get(lock) == "spinwise"
-        style = (f"with linespoints lw {2.5 if ours else 1.5} dt {1 if ours else 2} pt {7 if ours else 4} "
-                 f"ps 0.9 lc rgb '{COLORS[i % len(COLORS)]}'")
+        if ours:
+            color, pt = OURS[n_ours % len(OURS)], 7 + 2 * (n_ours // len(OURS))
+            n_ours += 1
+        else:
+            color, pt = PEERS[n_peers % len(PEERS)], 4 + 2 * (n_peers // len(PEERS))
+            n_peers += 1
+        style = f"with linespoints lw {2.5 if ours else 1.8} dt {1 if ours else 2} pt {pt} ps 0.9 lc rgb '{color}'"
         plots.append(f"{gp_quote(data_path)} using 1:{i + 2} {style} title {gp_quote(lock)}")
     cmds.append("plot " + ", \\\n     ".join(plots))
     r = subprocess.run([gnuplot], input="\n".join(cmds) + "\n", text=True, capture_output=True)
@@ -508,6 +525,9 @@ def main(argv):
         made = 0
         if gnuplot:
             os.makedirs(plot_dir, exist_ok=True)
+            for old in os.listdir(plot_dir):  # plots/ is ours: no stale plot outlives a re-run
+                if old.endswith((".png", ".dat")):
+                    os.remove(os.path.join(plot_dir, old))
             for path, title, ylabel, log, series in rep.plots:
                 made += plot(path, title, ylabel, log, series, kinds, gnuplot)
         else:
