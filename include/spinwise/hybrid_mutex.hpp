@@ -25,6 +25,7 @@
 //   ^                 |                          |
 //   +--unlock (xchg)--+--------------------------+--> futex_wake(1) when it was 2
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
