@@ -32,7 +32,9 @@ using ExclusiveLockTypes = ::testing::Types<
     // the same algorithms over other policies (InnoDB-exact, no backoff, backoff on a FIFO lock)
     spinwise::ttas_mutex_t<spinwise::innodb_policy<>>, spinwise::hybrid_mutex_t<spinwise::innodb_policy<>>,
     spinwise::tas_mutex_t<spinwise::no_backoff_policy<>>,
-    spinwise::mcs_mutex_t<spinwise::exp_backoff_policy<policy_variant_tag>>>;
+    spinwise::mcs_mutex_t<spinwise::exp_backoff_policy<policy_variant_tag>>,
+    // the shared locks' exclusive side (their shared side: shared_lock_test.cpp)
+    spinwise::rw_spinlock, spinwise::hybrid_shared_mutex, spinwise::sx_lock>;
 
 template <class M>
 class ExclusiveLock : public ::testing::Test {};

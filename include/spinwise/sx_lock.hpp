@@ -1,0 +1,388 @@
+#pragma once
+// sx_lock: InnoDB's rw_lock_t latch with its three modes, spin then park.
+//
+//            S    SX   X        S   shared: readers
+//       S    ok   ok   -        SX  shared-exclusive: reads alongside S holders, excludes other
+//       SX   ok   -    -            SX and X holders; can become X without letting anyone in
+//       X    -    -    -        X   exclusive
+//
+// upgrade() turns the caller's SX into X without releasing: no other SX or X can enter
+// meanwhile, new S requests wait (as in InnoDB, the X request is visible at once), and the
+// caller waits for the S holders already inside to leave. downgrade() turns X into SX without
+// releasing and lets waiting S requests in.
+//
+// Waiting is InnoDB's: an X request first reserves the latch (no new S, SX or X) and then waits
+// for the S holders to drain, so S requests cannot starve an X request; an X request waiting for
+// an SX holder does not block S. Each wait spins Policy rounds (InnoDB's own policy by default,
+// under this latch's knobs), yields once, then sleeps on a futex; wakers wake every sleeper (as
+// InnoDB's os_event_set does) and each goes back to spinning.
+//
+// Do not: take X while holding S (it waits for itself); take SX while holding S when an X
+// request may come (the X request waits for your S, you wait for its reservation); take X or SX
+// recursively (InnoDB allows recursive X; this latch does not).
+//
+// When not to use it: without SX, hybrid_shared_mutex is the better rw-lock (its queued readers
+// are admitted in batches and never starve; here a stream of X requests can hold S requests off,
+// as in InnoDB). Cost: S lock/unlock is one CAS and one fetch_sub; SX and X one CAS and one
+// fetch_and each; a release that finds sleepers adds one atomic add and one futex_wake. 8 bytes.
+//
+// Lock word (32 bits) plus a 32-bit futex sequence word (epoch_):
+//
+//   bit   31...............................3   2   1   0
+//         S holders inside (29 bits)           P   SX  X
+//
+//   X   an X holder, or an X request that reserved the latch and waits for the S holders to
+//       leave (then it holds X: nothing else can enter meanwhile)
+//   SX  an SX holder
+//   P   a thread may be asleep on epoch_ (set by the sleeper, cleared by the waker)
+//
+// Invariant: not (X and SX); X and S holders > 0 only while the X request drains them.
+//
+// States (X, SX, S holders n):
+//
+//         lock_shared: n+1                lock_sx               lock: reserve       drained
+//   (0,0,n) <----------> (0,0,n)  ------------------> (0,1,n)    (0,0,n) -------> (1,0,n) ---> (1,0,0)
+//            unlock_shared                <-----------            ^                              |
+//                                          unlock_sx              |  unlock                     |
+//   (0,1,n) --upgrade--> (1,0,n) --drained--> (1,0,0)             +------------------------------+
+//   (1,0,0) --downgrade--> (0,1,0)
+//
+// Sleeping and waking (the protocol and its proof are hybrid_shared_mutex.hpp's, with one
+// parked bit and one sequence word): a sleeper reads e = epoch_ (acquire), re-reads the word,
+// sets P by CAS (acq_rel) unless its condition holds or P is already set, and futex-waits while
+// epoch_ == e. Whoever makes some sleeper's condition true clears P in an acq_rel RMW and, if it
+// was set, bumps epoch_ (release) and wakes everyone. The transitions that can make a sleeper's
+// condition true: X -> 0 (unlock, downgrade: S may enter), SX -> 0 (unlock_sx: SX and X may
+// enter), and S holders -> 0 under X (the reserved X request may proceed).
+//
+// ThreadSanitizer sees two mutexes: the latch (this address; S is a read lock, X a write lock)
+// and an SX token (epoch_'s address; SX and X hold it exclusively). An SX holder thus holds the
+// latch for reading plus the token: TSan orders SX after SX or X through the token, and reports
+// data written under SX and read under S as the race it is (S holders may read concurrently).
+// Clang's thread-safety analysis has only shared and exclusive: SX is shared there.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+
+#include "spinwise/config.hpp"
+#include "spinwise/detail/futex.hpp"
+#include "spinwise/detail/tsan.hpp"
+#include "spinwise/innodb_policy.hpp"
+#include "spinwise/thread_annotations.hpp"
+
+namespace spinwise {
+
+// Names sx_lock's own knobs: sx_lock::policy::set_spin_wait_delay(...) and friends.
+struct sx_lock_tag;
+
+template <class Policy>
+class SPINWISE_CAPABILITY("mutex") sx_lock_t {
+ public:
+  using policy = Policy;
+
+  constexpr sx_lock_t() noexcept = default;
+  sx_lock_t(const sx_lock_t&) = delete;
+  sx_lock_t& operator=(const sx_lock_t&) = delete;
+#if defined(SPINWISE_TSAN_HOOKS)
+  ~sx_lock_t() {  // a latch reusing this address is a new pair of mutexes
+    detail::tsan::destroy(this);
+    detail::tsan::destroy(&epoch_);
+  }
+#endif
+
+  // --- X ------------------------------------------------------------------------------------
+
+  void lock() noexcept SPINWISE_ACQUIRE() {
+    detail::tsan::pre_lock(&epoch_, 0);
+    detail::tsan::pre_lock(this, 0);
+    std::uint32_t s = 0;
+    // (X, SX, S): 0,0,0 -> 1,0,0; acquire pairs with the release in unlock / unlock_sx / unlock_shared.
+    if (SPINWISE_UNLIKELY(
+            !state_.compare_exchange_strong(s, kX, std::memory_order_acquire, std::memory_order_relaxed))) {
+      lock_slow();
+    }
+    detail::tsan::post_lock(this, 0);
+    detail::tsan::post_lock(&epoch_, 0);
+  }
+
+  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
+    detail::tsan::pre_lock(&epoch_, detail::tsan::kTryLock);
+    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    bool ok = false;
+    while ((s & ~kParked) == 0) {
+      // (X, SX, S): 0,0,0 -> 1,0,0; acquire as in lock().
+      if (state_.compare_exchange_weak(s, s | kX, std::memory_order_acquire, std::memory_order_relaxed)) {
+        ok = true;
+        break;
+      }
+    }
+    detail::tsan::post_lock(this, try_flags(0, ok));
+    detail::tsan::post_lock(&epoch_, try_flags(0, ok));
+    return ok;
+  }
+
+  void unlock() noexcept SPINWISE_RELEASE() {
+    detail::tsan::pre_unlock(this, 0);
+    detail::tsan::pre_unlock(&epoch_, 0);
+    // (X, P): 1,p -> 0,0; release pairs with the acquire of whoever enters next; acquire: the
+    // sleep protocol (file top).
+    const std::uint32_t old = state_.fetch_and(~(kX | kParked), std::memory_order_acq_rel);
+    if (old & kParked) wake();
+    detail::tsan::post_unlock(&epoch_, 0);
+    detail::tsan::post_unlock(this, 0);
+  }
+
+  // --- S ------------------------------------------------------------------------------------
+
+  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
+    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
+    if (SPINWISE_UNLIKELY((s & kX) != 0 || !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
+                                                                           std::memory_order_relaxed))) {
+      lock_shared_slow();
+    }
+    detail::tsan::post_lock(this, detail::tsan::kReadLock);
+  }
+
+  // Fails while X is held or reserved (an X request or an upgrade is waiting for S to drain).
+  [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    bool ok = false;
+    while ((s & kX) == 0) {
+      // (X, S): 0,n -> 0,n+1; acquire as in lock_shared().
+      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
+        ok = true;
+        break;
+      }
+    }
+    detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
+    return ok;
+  }
+
+  void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
+    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
+    // (S): n -> n-1; release pairs with the acquire of the X request that drains S.
+    const std::uint32_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
+    if (SPINWISE_UNLIKELY((old & (kReaderMask | kX | kParked)) == (kReaderOne | kX | kParked))) wake_drained();
+    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
+  }
+
+  // --- SX -----------------------------------------------------------------------------------
+
+  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() {
+    detail::tsan::pre_lock(&epoch_, 0);
+    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
+    if (SPINWISE_UNLIKELY((s & (kX | kSX)) != 0 || !state_.compare_exchange_strong(s, s | kSX, std::memory_order_acquire,
+                                                                                 std::memory_order_relaxed))) {
+      lock_sx_slow();
+    }
+    detail::tsan::post_lock(this, detail::tsan::kReadLock);
+    detail::tsan::post_lock(&epoch_, 0);
+  }
+
+  [[nodiscard]] bool try_lock_sx() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    detail::tsan::pre_lock(&epoch_, detail::tsan::kTryLock);
+    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    bool ok = false;
+    while ((s & (kX | kSX)) == 0) {
+      // (X, SX): 0,0 -> 0,1; acquire as in lock_sx().
+      if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed)) {
+        ok = true;
+        break;
+      }
+    }
+    detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
+    detail::tsan::post_lock(&epoch_, try_flags(0, ok));
+    return ok;
+  }
+
+  void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
+    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
+    detail::tsan::pre_unlock(&epoch_, 0);
+    // (SX, P): 1,p -> 0,0; release pairs with the acquire of the next SX or X; acquire: the sleep
+    // protocol.
+    const std::uint32_t old = state_.fetch_and(~(kSX | kParked), std::memory_order_acq_rel);
+    if (old & kParked) wake();
+    detail::tsan::post_unlock(&epoch_, 0);
+    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
+  }
+
+  // --- SX <-> X -----------------------------------------------------------------------------
+
+  // SX -> X without releasing. From the call on, new S, SX and X requests wait; returns once the
+  // S holders inside have left.
+  void upgrade() noexcept SPINWISE_RELEASE_SHARED() SPINWISE_ACQUIRE() {
+    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
+    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
+    detail::tsan::pre_lock(this, 0);
+    // (X, SX): 0,1 -> 1,0 by flipping both bits: the caller's SX becomes the X reservation.
+    // Nobody wakes: every sleeper's condition stays false.
+    const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_relaxed);
+    if ((old & kReaderMask) != 0) {
+      drain();
+    } else {
+      std::atomic_thread_fence(std::memory_order_acquire);  // pairs with the S holders' release
+    }
+    detail::tsan::post_lock(this, 0);
+  }
+
+  // X -> SX without releasing: S requests may enter at once, SX and X requests still wait.
+  void downgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE_SHARED() {
+    detail::tsan::pre_unlock(this, 0);
+    std::uint32_t s = kX;  // guess: no sleepers; a failed CAS loads the real value
+    // (X, SX, P): 1,0,p -> 0,1,0; release pairs with the acquire of the S holders that enter;
+    // acquire: the sleep protocol.
+    while (!state_.compare_exchange_weak(s, (s ^ (kX | kSX)) & ~kParked, std::memory_order_acq_rel,
+                                         std::memory_order_relaxed)) {
+    }
+    if (s & kParked) wake();
+    detail::tsan::post_unlock(this, 0);
+    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
+    detail::tsan::post_lock(this, detail::tsan::kReadLock);
+  }
+
+ private:
+  static constexpr std::uint32_t kX = 1;
+  static constexpr std::uint32_t kSX = 2;
+  static constexpr std::uint32_t kParked = 4;
+  static constexpr unsigned kReaderShift = 3;
+  static constexpr std::uint32_t kReaderOne = std::uint32_t{1} << kReaderShift;
+  static constexpr std::uint32_t kReaderMask = ~std::uint32_t{0} << kReaderShift;
+
+  static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
+    return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
+  }
+
+  // One wait: Policy rounds, one yield, then sleep; a fresh episode after each wake-up.
+  class waiting {
+   public:
+    explicit waiting(sx_lock_t& l) noexcept : l_(l) {}
+
+    // Returns the first word seen in which ready(word) holds (acquire).
+    template <class Ready>
+    std::uint32_t until(Ready ready) noexcept {
+      for (;;) {
+        const std::uint32_t s = l_.state_.load(std::memory_order_acquire);
+        if (ready(s)) return s;
+        if (!w_.is_completed()) {
+          w_.snooze();
+        } else if (!yielded_) {
+          yielded_ = true;
+          std::this_thread::yield();
+        } else {
+          l_.park(ready);
+          w_ = typename Policy::waiter{};
+          yielded_ = false;
+        }
+      }
+    }
+
+   private:
+    sx_lock_t& l_;
+    typename Policy::waiter w_;
+    bool yielded_ = false;
+  };
+
+  static constexpr bool no_x(std::uint32_t s) noexcept { return (s & kX) == 0; }
+  static constexpr bool no_x_sx(std::uint32_t s) noexcept { return (s & (kX | kSX)) == 0; }
+  static constexpr bool drained(std::uint32_t s) noexcept { return (s & kReaderMask) == 0; }
+
+  SPINWISE_COLD void lock_shared_slow() noexcept {
+    waiting w(*this);
+    for (;;) {
+      std::uint32_t s = w.until(no_x);
+      // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
+      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) return;
+    }
+  }
+
+  SPINWISE_COLD void lock_sx_slow() noexcept {
+    waiting w(*this);
+    for (;;) {
+      std::uint32_t s = w.until(no_x_sx);
+      // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
+      if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed)) return;
+    }
+  }
+
+  SPINWISE_COLD void lock_slow() noexcept {
+    waiting w(*this);
+    for (;;) {
+      std::uint32_t s = w.until(no_x_sx);
+      // Reserve: (X, SX): 0,0 -> 1,0; from here no S, SX or X enters. Acquire pairs with the
+      // release in unlock / unlock_sx.
+      if (state_.compare_exchange_weak(s, s | kX, std::memory_order_acquire, std::memory_order_relaxed)) {
+        if ((s & kReaderMask) != 0) w.until(drained);  // its acquire load pairs with unlock_shared
+        return;
+      }
+    }
+  }
+
+  SPINWISE_COLD void drain() noexcept { waiting(*this).until(drained); }
+
+  // Sleep steps (file top). Returns on a wake-up, a spurious return, or at once when ready.
+  template <class Ready>
+  void park(Ready ready) noexcept {
+    // acquire pairs with the release bump in wake().
+    const std::uint32_t e = epoch_.load(std::memory_order_acquire);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (ready(s)) return;
+      if (s & kParked) break;
+      // (P): 0 -> 1; release orders our read of epoch_ before the waker's bump.
+      if (state_.compare_exchange_weak(s, s | kParked, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
+    }
+    detail::futex_wait(epoch_, e);
+  }
+
+  void wake() noexcept {
+    // (epoch): e -> e+1; release pairs with the sleeper's acquire load of epoch_.
+    epoch_.fetch_add(1, std::memory_order_release);
+    detail::futex_wake_all(epoch_);
+  }
+
+  // The last S holder left under an X reservation that has sleepers.
+  SPINWISE_COLD void wake_drained() noexcept {
+    // (P): 1 -> 0; acquire: the sleep protocol.
+    if (state_.fetch_and(~kParked, std::memory_order_acq_rel) & kParked) wake();
+  }
+
+  std::atomic<std::uint32_t> state_{0};
+  std::atomic<std::uint32_t> epoch_{0};
+};
+
+// InnoDB's policy (6 / 50 / 30) under the latch's own knobs: this is InnoDB's rw_lock_t, and an
+// engine migrating from it starts from its settings.
+using sx_lock = sx_lock_t<innodb_policy<sx_lock_tag>>;
+
+static_assert(sizeof(sx_lock) == 8, "sx_lock: a 32-bit word and a 32-bit futex word");
+static_assert(std::is_nothrow_default_constructible_v<sx_lock>);
+
+// Holds SX for a scope: the annotated guard for lock_sx / unlock_sx (S: shared_lock_guard or
+// std::shared_lock; X: lock_guard or std::lock_guard, from guard.hpp and <mutex>).
+template <class Latch>
+class SPINWISE_SCOPED_CAPABILITY sx_guard {
+ public:
+  using mutex_type = Latch;
+
+  explicit sx_guard(Latch& l) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(); }
+  sx_guard(Latch& l, std::adopt_lock_t) SPINWISE_REQUIRES_SHARED(l) : l_(l) {}
+  ~sx_guard() SPINWISE_RELEASE_GENERIC() { l_.unlock_sx(); }
+
+  sx_guard(const sx_guard&) = delete;
+  sx_guard& operator=(const sx_guard&) = delete;
+
+ private:
+  Latch& l_;
+};
+
+}  // namespace spinwise

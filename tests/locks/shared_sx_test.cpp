@@ -1,0 +1,350 @@
+// sx_lock's three modes: the full S/SX/X compatibility matrix, SX -> X upgrade and X -> SX
+// downgrade without releasing, the SX guard, and a stress of every mode at once. Typed over
+// the default latch and a variant that never spins (every wait parks on the futex).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include "shared_test_util.hpp"
+#include "spinwise/guard.hpp"
+#include "spinwise/sx_lock.hpp"
+#include "spinwise/wait_policy.hpp"
+
+namespace {
+
+using spinwise_test::acquire;
+using spinwise_test::cpus;
+using spinwise_test::eventually;
+using spinwise_test::mode;
+using spinwise_test::name;
+using spinwise_test::release;
+using spinwise_test::scale;
+using spinwise_test::scaled;
+using spinwise_test::try_acquire;
+
+struct park_now_tag;
+using park_now_policy = spinwise::innodb_policy<park_now_tag>;
+const bool kParkNowSet = park_now_policy::set_spin_loops(0).ok();
+
+using LatchTypes = ::testing::Types<spinwise::sx_lock, spinwise::sx_lock_t<park_now_policy>>;
+
+template <class L>
+class SxLatch : public ::testing::Test {};
+TYPED_TEST_SUITE(SxLatch, LatchTypes);
+
+constexpr mode kModes[] = {mode::S, mode::SX, mode::X};
+
+// InnoDB's table: S admits S and SX; SX admits S only; X admits nothing.
+constexpr bool compatible(mode held, mode wanted) {
+  if (held == mode::S) return wanted != mode::X;
+  if (held == mode::SX) return wanted == mode::S;
+  return false;
+}
+
+TEST(SxLatchSetup, ParkNowVariantNeverSpins) { EXPECT_TRUE(kParkNowSet); }
+
+// Bug guarded: any wrong cell of the compatibility matrix. Every ordered pair (so both orders
+// of each pair of modes), the second mode requested with try_* from another thread.
+TYPED_TEST(SxLatch, CompatibilityMatrixByTryLock) {
+  TypeParam l;
+  for (mode held : kModes) {
+    for (mode wanted : kModes) {
+      acquire(l, held);
+      bool got = false;
+      std::thread([&] {
+        got = try_acquire(l, wanted);
+        if (got) release(l, wanted);
+      }).join();
+      EXPECT_EQ(got, compatible(held, wanted)) << name(held) << " held, " << name(wanted) << " requested";
+      release(l, held);
+    }
+  }
+  // Released completely: X is free.
+  EXPECT_TRUE(l.try_lock());
+  l.unlock();
+}
+
+// Bug guarded: a blocking request of an incompatible mode that gets in anyway, or that is not
+// woken when the holder leaves. Every incompatible pair, each request blocking in another thread.
+TYPED_TEST(SxLatch, IncompatibleRequestsWaitAndEnterAfterRelease) {
+  spinwise_test::watchdog dog("IncompatibleRequestsWaitAndEnterAfterRelease");
+  TypeParam l;
+  for (mode held : kModes) {
+    for (mode wanted : kModes) {
+      if (compatible(held, wanted)) continue;
+      acquire(l, held);
+      std::atomic<bool> started{false}, entered{false};
+      std::thread t([&] {
+        started.store(true);
+        acquire(l, wanted);
+        entered.store(true);
+        release(l, wanted);
+      });
+      ASSERT_TRUE(eventually([&] { return started.load(); }));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // room to misbehave; not a timing assertion
+      EXPECT_FALSE(entered.load()) << name(wanted) << " entered while " << name(held) << " was held";
+      release(l, held);
+      EXPECT_TRUE(eventually([&] { return entered.load(); }))
+          << name(wanted) << " was never admitted after " << name(held) << " left";
+      t.join();
+    }
+  }
+}
+
+// Bug guarded: an upgrade that lets the SX holder write while S holders still read, that lets
+// new S holders in while it waits (InnoDB's X request is visible at once: new S requests wait,
+// so the upgrade cannot starve), or that lets another SX/X in at any point.
+TYPED_TEST(SxLatch, UpgradeWaitsForReadersAndHoldsOffNewOnes) {
+  spinwise_test::watchdog dog("UpgradeWaitsForReadersAndHoldsOffNewOnes");
+  TypeParam l;
+  l.lock_shared();  // the reader the upgrade must wait for
+  std::atomic<bool> has_sx{false}, upgraded{false}, may_finish{false};
+  std::thread upgrader([&] {
+    l.lock_sx();
+    has_sx.store(true);
+    l.upgrade();
+    upgraded.store(true);
+    while (!may_finish.load()) std::this_thread::yield();
+    l.unlock();
+  });
+  ASSERT_TRUE(eventually([&] { return has_sx.load(); }));
+  auto other_try = [&](mode m) {
+    bool got = false;
+    std::thread([&] {
+      got = try_acquire(l, m);
+      if (got) release(l, m);
+    }).join();
+    return got;
+  };
+  // While the upgrade waits: new S refused (once the request is visible), SX and X refused.
+  ASSERT_TRUE(eventually([&] { return !other_try(mode::S); })) << "new readers still enter during the upgrade";
+  EXPECT_FALSE(other_try(mode::SX));
+  EXPECT_FALSE(other_try(mode::X));
+  EXPECT_FALSE(upgraded.load()) << "upgrade returned while a reader was inside";
+  l.unlock_shared();
+  ASSERT_TRUE(eventually([&] { return upgraded.load(); })) << "upgrade never completed after the reader left";
+  EXPECT_FALSE(other_try(mode::S));
+  EXPECT_FALSE(other_try(mode::SX));
+  may_finish.store(true);
+  upgrader.join();
+  EXPECT_TRUE(other_try(mode::X));
+}
+
+// Bug guarded: a downgrade that releases too much (admits SX or X) or too little (keeps
+// waiting S requests out), and an SX that cannot be released after it.
+TYPED_TEST(SxLatch, DowngradeLetsReadersInButNotSxOrX) {
+  spinwise_test::watchdog dog("DowngradeLetsReadersInButNotSxOrX");
+  TypeParam l;
+  l.lock();
+  std::atomic<bool> started{false}, reader_in{false}, release_reader{false};
+  std::thread reader([&] {
+    started.store(true);
+    l.lock_shared();  // waits behind X
+    reader_in.store(true);
+    while (!release_reader.load()) std::this_thread::yield();
+    l.unlock_shared();
+  });
+  ASSERT_TRUE(eventually([&] { return started.load(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let it spin out and park (not asserted)
+  EXPECT_FALSE(reader_in.load());
+  l.downgrade();
+  EXPECT_TRUE(eventually([&] { return reader_in.load(); })) << "the waiting reader stayed out after X -> SX";
+  bool sx = true, x = true;
+  std::thread([&] {
+    sx = l.try_lock_sx();
+    if (sx) l.unlock_sx();
+    x = l.try_lock();
+    if (x) l.unlock();
+  }).join();
+  EXPECT_FALSE(sx) << "SX entered beside a downgraded SX";
+  EXPECT_FALSE(x);
+  release_reader.store(true);
+  reader.join();
+  l.unlock_sx();
+  EXPECT_TRUE(l.try_lock());
+  l.unlock();
+}
+
+// Bug guarded: the adaptors: std::shared_lock holds S, std::lock_guard / std::unique_lock hold
+// X, spinwise::sx_guard holds SX (and releases it).
+TYPED_TEST(SxLatch, GuardsHoldTheRightModes) {
+  using L = TypeParam;
+  L l;
+  auto other_try = [&](mode m) {
+    bool got = false;
+    std::thread([&] {
+      got = try_acquire(l, m);
+      if (got) release(l, m);
+    }).join();
+    return got;
+  };
+  {
+    spinwise::sx_guard<L> g(l);
+    EXPECT_TRUE(other_try(mode::S));
+    EXPECT_FALSE(other_try(mode::SX));
+  }
+  {
+    std::shared_lock<L> g(l);
+    EXPECT_TRUE(other_try(mode::SX));
+    EXPECT_FALSE(other_try(mode::X));
+  }
+  {
+    std::lock_guard<L> g(l);
+    EXPECT_FALSE(other_try(mode::S));
+  }
+  {
+    std::unique_lock<L> g(l, std::try_to_lock);
+    EXPECT_TRUE(g.owns_lock());
+  }
+  l.lock_sx();
+  { spinwise::sx_guard<L> g(l, std::adopt_lock); }
+  EXPECT_TRUE(other_try(mode::X)) << "sx_guard(adopt_lock) did not release";
+}
+
+// Bug guarded: any mode admitted against the matrix under load, lost writes, and upgrades or
+// downgrades that corrupt the word. a and b are written only under X (kept equal), c under SX
+// or X (SX holders exclude each other); S and SX check a == b. Time-bounded; asserts work done.
+TYPED_TEST(SxLatch, EveryModeAtOnceKeepsTheInvariants) {
+  TypeParam l;
+  long a = 0, b = 0, c = 0;  // plain: only the latch orders them
+  std::atomic<bool> stop{false};
+  std::atomic<long> torn{0}, s_ops{0}, sx_ops{0}, x_ops{0}, up_ops{0};
+  std::atomic<long> a_writes{0}, c_writes{0};  // what a and c must add up to
+  std::vector<std::thread> ts;
+  ts.emplace_back([&] {  // S
+    long n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::shared_lock<TypeParam> g(l);
+      if (a != b) torn.fetch_add(1);
+      ++n;
+    }
+    s_ops += n;
+  });
+  ts.emplace_back([&] {  // SX, sometimes downgraded from X
+    long n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (n % 3 == 0) {
+        l.lock();
+        ++a;
+        ++b;
+        ++c;
+        a_writes.fetch_add(1);
+        c_writes.fetch_add(1);
+        l.downgrade();
+      } else {
+        l.lock_sx();
+        ++c;
+        c_writes.fetch_add(1);
+      }
+      if (a != b) torn.fetch_add(1);
+      l.unlock_sx();
+      ++n;
+    }
+    sx_ops += n;
+  });
+  ts.emplace_back([&] {  // SX -> X -> SX
+    long n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      l.lock_sx();
+      ++c;
+      c_writes.fetch_add(1);
+      l.upgrade();
+      ++a;
+      std::this_thread::yield();
+      ++b;
+      a_writes.fetch_add(1);
+      l.downgrade();
+      if (a != b) torn.fetch_add(1);
+      l.unlock_sx();
+      ++n;
+    }
+    up_ops += n;
+  });
+  ts.emplace_back([&] {  // X
+    long n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (n % 2 == 0) {
+        l.lock();
+      } else if (!l.try_lock()) {
+        continue;
+      }
+      ++a;
+      ++b;
+      ++c;
+      a_writes.fetch_add(1);
+      c_writes.fetch_add(1);
+      l.unlock();
+      ++n;
+    }
+    x_ops += n;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(400 * scale()) + 50));
+  stop.store(true);
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_GT(s_ops.load(), 0);
+  EXPECT_GT(sx_ops.load(), 0);
+  EXPECT_GT(up_ops.load(), 0);
+  EXPECT_GT(x_ops.load(), 0);
+  EXPECT_EQ(a, a_writes.load()) << "lost X writes";
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(c, c_writes.load()) << "lost SX writes";
+}
+
+// Bug guarded: a latch that livelocks or strands a sleeper when threads outnumber CPUs, in any
+// mode. 8x more threads than CPUs; every thread must finish its count.
+TYPED_TEST(SxLatch, OversubscribedProgressInEveryMode) {
+  spinwise_test::watchdog dog("OversubscribedProgressInEveryMode");
+  using L = TypeParam;
+  const int threads = static_cast<int>(std::min(8u * cpus(), 48u));
+  const int iters = scaled(200, 20);
+  L l;
+  long a = 0, b = 0;
+  std::atomic<long> torn{0};
+  std::vector<int> done(threads, 0);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < iters; ++i) {
+        switch ((i + t) % 6) {
+          case 0:
+            l.lock();
+            ++a;
+            ++b;
+            l.unlock();
+            break;
+          case 1:
+            l.lock_sx();
+            l.upgrade();
+            ++a;
+            ++b;
+            l.downgrade();
+            l.unlock_sx();
+            break;
+          case 2:
+            l.lock_sx();
+            if (a != b) torn.fetch_add(1);
+            l.unlock_sx();
+            break;
+          default:
+            l.lock_shared();
+            if (a != b) torn.fetch_add(1);
+            l.unlock_shared();
+        }
+        ++done[t];
+      }
+    });
+  }
+  for (auto& th : ts) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace

@@ -1,0 +1,137 @@
+#pragma once
+// Helpers for the shared-lock tests (shared_*_test.cpp): waiting for an event with a generous
+// bound (a broken lock fails the test instead of hanging it), a rendezvous that proves two
+// threads were inside at once, and the mode vocabulary of the S/SX/X tests.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "lock_test_util.hpp"
+
+namespace spinwise_test {
+
+// Long enough that only a bug (a lost wake-up, a starved waiter) runs into it, on a loaded
+// 2-vCPU VM under TSan or qemu; short enough to fail well inside ctest's timeout.
+inline constexpr std::chrono::seconds kBound{20};
+
+// Polls pred (yielding, then sleeping 1 ms) until it holds or `bound` passes. Returns pred().
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds bound = kBound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  for (int i = 0; !pred(); ++i) {
+    if (std::chrono::steady_clock::now() >= until) return pred();
+    if (i < 100) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  return true;
+}
+
+// Ends the process with a message if still armed after `bound`: for the tests in which a bug
+// (a lost wake-up) leaves a thread asleep forever, so that they fail with a reason instead of
+// stalling until ctest's timeout.
+class watchdog {
+ public:
+  explicit watchdog(const char* what, std::chrono::seconds bound = std::chrono::seconds(60))
+      : thread_([this, what, bound] {
+          std::unique_lock<std::mutex> g(mu_);
+          if (!cv_.wait_for(g, bound, [this] { return disarmed_; })) {
+            std::fprintf(stderr, "watchdog: %s: still waiting after %lld s (a thread is stranded)\n", what,
+                         static_cast<long long>(bound.count()));
+            std::fflush(stderr);
+            std::_Exit(3);
+          }
+        }) {}
+  ~watchdog() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      disarmed_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool disarmed_ = false;
+  std::thread thread_;
+};
+
+// `n` threads meet: each arrive() returns true once all n have arrived, false if the bound
+// passed first. Used to prove that n threads held a shared lock at the same time.
+class rendezvous {
+ public:
+  explicit rendezvous(int n) : n_(n) {}
+  bool arrive() {
+    arrived_.fetch_add(1);
+    return eventually([&] { return arrived_.load() >= n_; });
+  }
+
+ private:
+  const int n_;
+  std::atomic<int> arrived_{0};
+};
+
+// The latch modes of sx_lock (S and X also name the modes of any shared lock).
+enum class mode { S, SX, X };
+inline const char* name(mode m) { return m == mode::S ? "S" : m == mode::SX ? "SX" : "X"; }
+
+template <class L>
+void acquire(L& l, mode m) {
+  if (m == mode::S) {
+    l.lock_shared();
+  } else if (m == mode::X) {
+    l.lock();
+  } else {
+    l.lock_sx();
+  }
+}
+template <class L>
+bool try_acquire(L& l, mode m) {
+  if (m == mode::S) return l.try_lock_shared();
+  if (m == mode::X) return l.try_lock();
+  return l.try_lock_sx();
+}
+template <class L>
+void release(L& l, mode m) {
+  if (m == mode::S) {
+    l.unlock_shared();
+  } else if (m == mode::X) {
+    l.unlock();
+  } else {
+    l.unlock_sx();
+  }
+}
+
+// A Relax for the policies that tells a test when a thread has started waiting: a lock calls
+// its policy's snooze (and so relax_n) only once an acquisition found it busy, and spinwise's
+// shared locks queue a waiter (a reader for the next grant, a pending writer) before its first
+// snooze. A thread points `waiting` at its flag before it asks for the lock.
+struct signal_relax {
+  static inline thread_local std::atomic<bool>* waiting = nullptr;
+  static void relax_n(std::uint32_t n) noexcept {
+    if (waiting != nullptr) waiting->store(true);
+    for (std::uint32_t i = 0; i < n; ++i) std::this_thread::yield();
+  }
+};
+
+template <class M, class = void>
+struct is_shared_timed_lockable : std::false_type {};
+template <class M>
+struct is_shared_timed_lockable<
+    M, std::void_t<decltype(std::declval<M&>().try_lock_shared_for(std::chrono::milliseconds(1))),
+                   decltype(std::declval<M&>().try_lock_shared_until(std::chrono::steady_clock::now()))>>
+    : std::true_type {};
+
+}  // namespace spinwise_test

@@ -1,0 +1,271 @@
+// hybrid_shared_mutex's timed calls and its sleep/wake protocol: timeouts never before the
+// deadline, success after release, any clock, and the bookkeeping a waiter that gives up must
+// undo (a queued reader, a pending writer). One variant never spins (spin_loops = 0), so every
+// wait goes through the futex and a lost wake-up shows up as a hang that the bounds turn into
+// a failure.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <random>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include "shared_test_util.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/wait_policy.hpp"
+
+namespace {
+
+using spinwise_test::eventually;
+using spinwise_test::scaled;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+using std::chrono::system_clock;
+
+struct park_now_tag;
+using park_now_policy = spinwise::innodb_policy<park_now_tag>;
+const bool kParkNowSet = park_now_policy::set_spin_loops(0).ok();
+
+using TimedTypes = ::testing::Types<spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>,
+                                    spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>>;
+
+template <class L>
+class SharedTimed : public ::testing::Test {};
+TYPED_TEST_SUITE(SharedTimed, TimedTypes);
+
+// A clock of its own: microsecond ticks, not steady, and an epoch that puts now() below zero.
+struct offset_clock {
+  using rep = long long;
+  using period = std::micro;
+  using duration = std::chrono::duration<rep, period>;
+  using time_point = std::chrono::time_point<offset_clock>;
+  static constexpr bool is_steady = false;
+  static time_point now() {
+    return time_point(std::chrono::duration_cast<duration>(steady_clock::now().time_since_epoch()) -
+                      std::chrono::hours(24 * 365 * 100));
+  }
+};
+
+TEST(SharedTimedSetup, ParkNowVariantNeverSpins) {
+  EXPECT_TRUE(kParkNowSet);
+  EXPECT_EQ(park_now_policy::spin_loops(), 0u);
+}
+
+template <class F>
+auto in_other_thread(F f) {
+  decltype(f()) r{};
+  std::thread([&] { r = f(); }).join();
+  return r;
+}
+
+// Bug guarded: a shared timed wait that gives up before its deadline (a unit slip, a relative
+// wait mistaken for an absolute one, an overflow), with every clock kind. Only "not before the
+// deadline" is asserted.
+TYPED_TEST(SharedTimed, SharedWaitsTimeOutNotBeforeTheDeadline) {
+  TypeParam l;
+  l.lock();
+  std::thread([&] {
+    const auto t0 = steady_clock::now();
+    EXPECT_FALSE(l.try_lock_shared_for(milliseconds(20)));
+    EXPECT_GE(steady_clock::now() - t0, milliseconds(20));
+
+    const auto d1 = steady_clock::now() + milliseconds(10);
+    EXPECT_FALSE(l.try_lock_shared_until(d1));
+    EXPECT_GE(steady_clock::now(), d1);
+
+    const auto d2 = system_clock::now() + milliseconds(10);
+    EXPECT_FALSE(l.try_lock_shared_until(d2));
+    EXPECT_GE(system_clock::now(), d2);
+
+    const auto d3 = offset_clock::now() + milliseconds(10);
+    EXPECT_FALSE(l.try_lock_shared_until(d3));
+    EXPECT_GE(offset_clock::now(), d3);
+
+    EXPECT_FALSE(l.try_lock_shared_for(std::chrono::duration<double>(0.005)));
+    EXPECT_FALSE(l.try_lock_shared_for(std::chrono::nanoseconds(0)));
+    EXPECT_FALSE(l.try_lock_shared_for(milliseconds(-5)));
+    EXPECT_FALSE(l.try_lock_shared_until(steady_clock::now() - std::chrono::seconds(1)));
+  }).join();
+  l.unlock();
+  // A past deadline on a free lock behaves as try_lock_shared.
+  EXPECT_TRUE(l.try_lock_shared_until(steady_clock::now() - std::chrono::seconds(1)));
+  l.unlock_shared();
+}
+
+// Bug guarded: the same for exclusive timed waits behind readers.
+TYPED_TEST(SharedTimed, ExclusiveWaitsTimeOutNotBeforeTheDeadline) {
+  TypeParam l;
+  l.lock_shared();
+  std::thread([&] {
+    const auto t0 = steady_clock::now();
+    EXPECT_FALSE(l.try_lock_for(milliseconds(20)));
+    EXPECT_GE(steady_clock::now() - t0, milliseconds(20));
+    const auto d2 = system_clock::now() + milliseconds(10);
+    EXPECT_FALSE(l.try_lock_until(d2));
+    EXPECT_GE(system_clock::now(), d2);
+    const auto d3 = offset_clock::now() + milliseconds(10);
+    EXPECT_FALSE(l.try_lock_until(d3));
+    EXPECT_GE(offset_clock::now(), d3);
+  }).join();
+  // The writers that gave up left no "pending" behind: readers still enter.
+  EXPECT_TRUE(in_other_thread([&] {
+    const bool ok = l.try_lock_shared();
+    if (ok) l.unlock_shared();
+    return ok;
+  })) << "a timed-out writer still closes the door to readers";
+  l.unlock_shared();
+}
+
+// Bug guarded: a timed wait that misses the release it waits for (a lost wake-up while parked,
+// or "forever" deadlines that overflow into the past).
+TYPED_TEST(SharedTimed, TimedWaitsSucceedAfterRelease) {
+  spinwise_test::watchdog dog("TimedWaitsSucceedAfterRelease");
+  TypeParam l;
+  for (int round = 0; round < 4; ++round) {
+    const bool shared_waiter = round % 2 == 0;
+    if (shared_waiter) {
+      l.lock();
+    } else {
+      l.lock_shared();
+    }
+    std::atomic<bool> started{false};
+    bool got = false;
+    std::thread waiter([&] {
+      started.store(true);
+      if (shared_waiter) {
+        got = round < 2 ? l.try_lock_shared_for(std::chrono::seconds(60))
+                        : l.try_lock_shared_for(std::chrono::nanoseconds::max());
+        if (got) l.unlock_shared();
+      } else {
+        got = round < 2 ? l.try_lock_until(system_clock::now() + std::chrono::seconds(60))
+                        : l.try_lock_until(steady_clock::time_point::max());
+        if (got) l.unlock();
+      }
+    });
+    ASSERT_TRUE(eventually([&] { return started.load(); }));
+    std::this_thread::sleep_for(milliseconds(5));  // let it spin out and park (not asserted)
+    if (shared_waiter) {
+      l.unlock();
+    } else {
+      l.unlock_shared();
+    }
+    waiter.join();
+    EXPECT_TRUE(got) << "round " << round;
+  }
+}
+
+// Bug guarded: a queued reader that times out but stays counted. The next writer's release
+// would then "grant" a reader that is gone, and the lock would stay read-held forever.
+TYPED_TEST(SharedTimed, AReaderThatGaveUpLeavesNoTrace) {
+  TypeParam l;
+  l.lock();
+  EXPECT_FALSE(in_other_thread([&] { return l.try_lock_shared_for(milliseconds(10)); }));
+  l.unlock();
+  EXPECT_TRUE(in_other_thread([&] {
+    const bool ok = l.try_lock();
+    if (ok) l.unlock();
+    return ok;
+  })) << "the release granted the lock to a reader that had given up";
+}
+
+// Bug guarded: the last pending writer times out while readers are queued behind it and no
+// writer is inside. Nothing else would ever admit those readers (no writer release follows):
+// the writer that gives up must open the door and wake them. The reader that holds the lock
+// throughout proves the queued reader got in by that route.
+TYPED_TEST(SharedTimed, AWriterThatGaveUpAdmitsTheReadersQueuedBehindIt) {
+  spinwise_test::watchdog dog("AWriterThatGaveUpAdmitsTheReadersQueuedBehindIt");
+  TypeParam l;
+  l.lock_shared();
+  std::thread writer([&] { EXPECT_FALSE(l.try_lock_for(milliseconds(300))); });
+  ASSERT_TRUE(eventually([&] {
+    return !in_other_thread([&] {
+      const bool ok = l.try_lock_shared();
+      if (ok) l.unlock_shared();
+      return ok;
+    });
+  })) << "the timed writer never closed the door";
+  std::atomic<bool> entered{false};
+  std::thread reader([&] {
+    l.lock_shared();  // queues behind the pending writer
+    entered.store(true);
+    l.unlock_shared();
+  });
+  const bool in = eventually([&] { return entered.load(); });
+  EXPECT_TRUE(in) << "the queued reader was stranded when the pending writer gave up";
+  l.unlock_shared();
+  writer.join();
+  l.lock();  // a writer's release grants any stranded reader, so that a failure cannot hang here
+  l.unlock();
+  reader.join();
+}
+
+// Bug guarded: lost wake-ups and broken bookkeeping under a mix of every entry point, with
+// waits that time out at random. Every thread must finish its count (a lost wake-up would
+// strand one: the bound turns it into a failure), and the invariant must hold throughout.
+TYPED_TEST(SharedTimed, MixedTimedAndUntimedWaitersAllFinish) {
+  spinwise_test::watchdog dog("MixedTimedAndUntimedWaitersAllFinish");
+  using L = TypeParam;
+  L l;
+  long a = 0, b = 0;
+  std::atomic<long> torn{0}, timeouts{0};
+  const int threads = 6;
+  const int iters = scaled(400, 40);
+  std::atomic<int> finished{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      std::minstd_rand rng(1234u + static_cast<unsigned>(t));
+      for (int i = 0; i < iters; ++i) {
+        const unsigned how = rng() % 6;
+        const auto wait = std::chrono::microseconds(rng() % 300);
+        if (how < 2) {
+          std::shared_lock<L> g(l);
+          if (a != b) torn.fetch_add(1);
+        } else if (how == 2) {
+          std::lock_guard<L> g(l);
+          ++a;
+          ++b;
+        } else if (how == 3) {
+          if (l.try_lock_shared_for(wait)) {
+            if (a != b) torn.fetch_add(1);
+            l.unlock_shared();
+          } else {
+            timeouts.fetch_add(1);
+          }
+        } else if (how == 4) {
+          if (l.try_lock_until(steady_clock::now() + wait)) {
+            ++a;
+            std::this_thread::yield();
+            ++b;
+            l.unlock();
+          } else {
+            timeouts.fetch_add(1);
+          }
+        } else {
+          if (l.try_lock_shared_until(system_clock::now() + wait)) {
+            if (a != b) torn.fetch_add(1);
+            l.unlock_shared();
+          } else {
+            timeouts.fetch_add(1);
+          }
+        }
+      }
+      finished.fetch_add(1);
+    });
+  }
+  const bool all = eventually([&] { return finished.load() == threads; }, std::chrono::seconds(25));
+  EXPECT_TRUE(all) << finished.load() << " of " << threads << " threads finished: a waiter is stranded";
+  for (auto& th : ts) th.join();
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(a, b);
+  // The lock is usable and free at the end.
+  EXPECT_TRUE(l.try_lock());
+  l.unlock();
+}
+
+}  // namespace

@@ -1,0 +1,80 @@
+// Child of the TSan lock-order test for the shared locks (driver: tsan/run_lock_order.cmake).
+// Takes two locks of one type in one order on one thread and, after it finished, in the
+// opposite order on another (or the same order, as the control). Nothing deadlocks; TSan must
+// still see the cycle, which it can only do through the __tsan_mutex_* hooks. Modes:
+//   x  (every type): lock / unlock
+//   sx (sx_lock):    lock_sx / unlock_sx: two SX requests in opposite orders deadlock for real
+//                    (SX excludes SX), and TSan sees it through the SX token (the second
+//                    mutex sx_lock announces); the addresses printed are those tokens'
+// and the first pair is also taken with try_lock, which must count as an acquisition.
+#include <spinwise/spinwise.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+template <class M, bool kSx>
+int run(bool inverted) {
+  static M a;
+  static M b;
+  const void* pa = &a;
+  const void* pb = &b;
+  if constexpr (kSx) {  // the SX token lives 4 bytes in (sx_lock.hpp: epoch_'s address)
+    pa = reinterpret_cast<const char*>(&a) + 4;
+    pb = reinterpret_cast<const char*>(&b) + 4;
+  }
+  std::printf("lock a: %p\nlock b: %p\n", pa, pb);
+  std::fflush(stdout);
+  auto take = [](M& m) {
+    if constexpr (kSx) {
+      m.lock_sx();
+    } else {
+      m.lock();
+    }
+  };
+  auto drop = [](M& m) {
+    if constexpr (kSx) {
+      m.unlock_sx();
+    } else {
+      m.unlock();
+    }
+  };
+  std::thread([&] {
+    take(a);
+    take(b);
+    drop(b);
+    drop(a);
+  }).join();
+  std::thread([&] {
+    M& first = inverted ? b : a;
+    M& second = inverted ? a : b;
+    take(first);
+    take(second);
+    drop(second);
+    drop(first);
+  }).join();
+  if (a.try_lock()) {
+    if (b.try_lock()) b.unlock();
+    a.unlock();
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s rw_spinlock|hybrid_shared_mutex|sx_lock|sx_lock_sx inverted|ordered\n", argv[0]);
+    return 2;
+  }
+  const bool inverted = std::strcmp(argv[2], "inverted") == 0;
+  const char* t = argv[1];
+  if (!std::strcmp(t, "rw_spinlock")) return run<spinwise::rw_spinlock, false>(inverted);
+  if (!std::strcmp(t, "hybrid_shared_mutex")) return run<spinwise::hybrid_shared_mutex, false>(inverted);
+  if (!std::strcmp(t, "sx_lock")) return run<spinwise::sx_lock, false>(inverted);
+  if (!std::strcmp(t, "sx_lock_sx")) return run<spinwise::sx_lock, true>(inverted);
+  std::fprintf(stderr, "unknown lock type '%s'\n", t);
+  return 2;
+}
