@@ -1,52 +1,345 @@
-// spinwise-calibrate: measure what one relax instruction costs on every CPU of this machine.
-#include <sched.h>
+// spinwise-calibrate: measure what one relax instruction costs on every CPU of this machine,
+// write the profile engines load, and print the settings that keep spin waits the same length in
+// time (spinwise's and MySQL's). See README.md, "Calibration".
+//
+// Exit codes: 0 measured (warnings are printed); 1 the measurement or the output failed;
+// 2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a measurement was
+// not stable.
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <string>
 #include <vector>
 
-#include "spinwise/runtime/relax_cost.hpp"
+#include "spinwise/runtime/c2c.hpp"
+#include "spinwise/runtime/calibration.hpp"
+#include "spinwise/runtime/profile.hpp"
 #include "spinwise/version.hpp"
 
+namespace sw = spinwise;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitUnstable = 3;
+
+std::string str(std::string_view s) { return std::string(s); }
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+std::string bytes(std::uint64_t b) {
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return std::to_string(b >> 30) + " GiB";
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024) return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " B";
+}
+
+std::string kinds_supported() {
+  std::string s;
+  for (sw::relax_kind k : sw::kAllRelaxKinds) {
+    if (sw::relax_supported(k)) s += (s.empty() ? "" : ", ") + str(sw::to_string(k));
+  }
+  return s;
+}
+
+bool parse_backends(const std::string& text, std::vector<sw::relax_kind>& out, std::string& error) {
+  out.clear();
+  if (text == "all") return true;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    sw::relax_kind k{};
+    if (!sw::parse_relax_kind(name, k)) {
+      std::string known;
+      for (sw::relax_kind any : sw::kAllRelaxKinds) known += (known.empty() ? "" : ", ") + str(sw::to_string(any));
+      error = "unknown relax kind '" + name + "' in --backends (known: " + known + "; this CPU supports: " +
+              kinds_supported() + ")";
+      return false;
+    }
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return true;
+}
+
+// What a verdict other than stable looks like in a table cell.
+std::string verdict(const sw::sample_summary& s) {
+  switch (s.status) {
+    case sw::stability::stable: return "stable";
+    case sw::stability::bimodal:
+      return "BIMODAL " + fmt("%.1f", s.low_mode) + "|" + fmt("%.1f", s.high_mode) + " ticks (" +
+             fmt("%.0f", s.high_share * 100) + "% slow)";
+    case sw::stability::noisy: return "NOISY";
+    case sw::stability::drifting: return "DRIFTING";
+    case sw::stability::insufficient: return "too few trials";
+  }
+  return "?";
+}
+
+void print_table(const sw::calibration_result& r, std::FILE* o) {
+  const sw::machine_info& m = r.machine;
+  const sw::calibration_settings& st = r.settings;
+  std::fprintf(o, "%s: %s backend, %zu CPU(s) measured in %.2f s (%s: %u trials of ~%.0f us per CPU and relax kind)\n",
+               r.tool.c_str(), m.arch.c_str(), r.cpus.size(), r.elapsed_s, st.quick ? "quick mode" : "full mode",
+               st.trials, st.trial_ns / 1000.0);
+  std::fprintf(o, "machine   %s (%s%s%s), %d CPUs\n", m.cpu_model.c_str(), m.cpu_vendor.c_str(),
+               m.cpu_vendor.empty() ? "" : " ", m.cpu_id.c_str(), m.cpu_count);
+  std::fprintf(o, "          %s; virtualization: %s%s%s\n", m.kernel.c_str(), m.virtualization.c_str(),
+               m.container.empty() ? "" : "; container: ", m.container.c_str());
+  std::fprintf(o, "counter   %s at %.3f MHz, %s\n", m.counter.c_str(), static_cast<double>(m.counter_hz) / 1e6,
+               m.counter_invariant ? "invariant" : "NOT invariant (ns figures assume a constant rate)");
+
+  const sw::topology& t = r.topo;
+  std::size_t smt = 1;
+  for (const sw::topology_cpu& c : t.cpus) smt = std::max(smt, c.smt_siblings.size());
+  std::fprintf(o, "topology  %s: %d package(s), %d core(s), %zu CPU(s)%s, %d NUMA node(s)\n", t.source.c_str(),
+               t.packages, t.cores, t.cpus.size(), smt > 1 ? (", " + std::to_string(smt) + "-way SMT").c_str() : " (no SMT)",
+               t.numa_nodes);
+  if (!t.caches.empty()) {
+    std::string caches;
+    for (const sw::cache_level& c : t.caches) {
+      const char* suffix = c.type == "data" ? "d" : c.type == "instruction" ? "i" : "";
+      caches += (caches.empty() ? "" : ", ") + std::string("L") + std::to_string(c.level) + suffix + " " + bytes(c.size) +
+                " x" + std::to_string(c.instances);
+    }
+    std::fprintf(o, "          caches: %s\n", caches.c_str());
+  }
+  std::string kinds;
+  for (const sw::core_kind& k : t.core_kinds) {
+    kinds += (kinds.empty() ? "" : "; ") + std::to_string(k.index) + " = " + k.name + " (cpus " + sw::format_cpu_list(k.cpus) + ")";
+  }
+  std::fprintf(o, "          core kinds: %s\n", kinds.c_str());
+  if (!t.note.empty()) std::fprintf(o, "          note: %s\n", t.note.c_str());
+  if (st.cycles_used == "perf_event") {
+    std::fprintf(o, "cycles    counted with perf_event (PERF_COUNT_HW_CPU_CYCLES, user mode)\n");
+  } else {
+    std::fprintf(o, "cycles    estimated: counter ticks / ticks per core cycle (core clock from a dependent add chain)\n");
+    std::fprintf(o, "          perf_event not used: %s\n", st.perf_error.c_str());
+  }
+
+  std::fprintf(o, "\n%4s %4s %-7s %28s %10s %14s %8s %7s  %s\n", "cpu", "kind", "relax", "ticks/relax: min  median   p90",
+               "ns/relax", "cycles/relax", "core GHz", "spread", "verdict");
+  for (const sw::cpu_calibration& c : r.cpus) {
+    if (!c.error.empty()) {
+      std::fprintf(o, "%4d %4d %-7s %s\n", c.cpu, c.core_kind, "-", c.error.c_str());
+      continue;
+    }
+    for (const sw::relax_measurement& mm : c.relax) {
+      const bool confident = mm.ticks.status == sw::stability::stable;
+      const std::string ns = confident ? fmt("%.2f", mm.ns_median) : "(" + fmt("%.2f", mm.ns_median) + ")";
+      const std::string cyc = fmt("%.1f", mm.cycles_median) + (mm.cycles_method == "perf_event" ? " pmu" : " est");
+      std::fprintf(o, "%4d %4d %-7s %12.2f %7.2f %7.2f %10s %14s %8.2f %6.1f%%  %s\n", c.cpu, c.core_kind,
+                   str(sw::to_string(mm.kind)).c_str(), mm.ticks.min, mm.ticks.median, mm.ticks.p90, ns.c_str(),
+                   cyc.c_str(), c.core_hz / 1e9, mm.ticks.spread * 100, verdict(mm.ticks).c_str());
+    }
+  }
+
+  std::fprintf(o, "\nper core kind (median over its CPUs)\n%4s %-7s %-10s %10s %20s %8s %14s %8s\n", "kind", "relax", "cpus",
+               "ns/relax", "range of CPUs (ns)", "ticks", "cycles/relax", "spread");
+  for (const sw::kind_summary& s : r.summaries) {
+    const std::string range = fmt("%.2f", s.ns_min) + " .. " + fmt("%.2f", s.ns_max);
+    const std::string cyc = fmt("%.1f", s.cycles_median) + (s.cycles_method == "perf_event" ? " pmu" : " est");
+    std::fprintf(o, "%4d %-7s %-10s %10.2f %20s %8.2f %14s %7.1f%%%s\n", s.core_kind, str(sw::to_string(s.relax)).c_str(),
+                 sw::format_cpu_list(s.cpus).c_str(), s.ns_median, range.c_str(), s.ticks_median, cyc.c_str(),
+                 s.cpu_spread * 100,
+                 s.unstable_cpus.empty() ? "" : ("  unstable on cpus " + sw::format_cpu_list(s.unstable_cpus)).c_str());
+  }
+
+  std::fprintf(o, "\nrecommendations: target %.1f ns per delay unit (%s)\n", st.target_ns, st.target_reason.c_str());
+  for (const sw::recommendation& rec : r.recommendations) {
+    const std::string relax = str(sw::to_string(rec.relax));
+    std::string kname;
+    for (const sw::core_kind& k : t.core_kinds) {
+      if (k.index == rec.core_kind) kname = k.name;
+    }
+    std::fprintf(o, "  core kind %d (%s), %s at %.2f ns%s:\n", rec.core_kind, kname.c_str(), relax.c_str(), rec.relax_ns,
+                 rec.uncertain ? " [UNCERTAIN: a CPU of this kind was not stable]" : "");
+    std::fprintf(o, "    spinwise        delay_unit_ns = %.0f  (%u %s per unit)\n", rec.delay_unit_ns, rec.relaxes_per_unit,
+                 relax.c_str());
+    std::fprintf(o, "    MySQL 8.0.16+   innodb_spin_wait_pause_multiplier = %u%s  (%.0f ns per delay unit; the default %u gives %.0f ns)\n",
+                 rec.innodb_pause_multiplier, rec.multiplier_clamped ? " (clamped to MySQL's 1..100)" : "",
+                 rec.innodb_unit_ns, sw::kInnodbDefaultPauseMultiplier, sw::kInnodbDefaultPauseMultiplier * rec.relax_ns);
+    for (const sw::ut_delay_figure& f : rec.ut_delay) {
+      std::fprintf(o, "    ut_delay per spin round, innodb_spin_wait_delay = %2u, multiplier %3u: worst %7.2f us (%u %s), mean %7.2f us\n",
+                   f.spin_wait_delay, f.pause_multiplier, f.max_us, f.max_relaxes, relax.c_str(), f.mean_us);
+    }
+  }
+  if (r.recommendations.empty()) std::fprintf(o, "  none: no relax kind with a measurable cost was measured\n");
+
+  if (r.has_c2c) {
+    const std::size_t n = r.c2c.cpus.size();
+    std::fprintf(o, "\ncore-to-core one-way latency, ns (%s)\n%6s", r.c2c.method.c_str(), "");
+    for (std::size_t j = 0; j < n; ++j) std::fprintf(o, " %7d", r.c2c.cpus[j]);
+    std::fprintf(o, "\n");
+    for (std::size_t i = 0; i < n; ++i) {
+      std::fprintf(o, "%6d", r.c2c.cpus[i]);
+      for (std::size_t j = 0; j < n; ++j) {
+        const double v = r.c2c.at(i, j);
+        if (v >= 0) {
+          std::fprintf(o, " %7.1f", v);
+        } else {
+          std::fprintf(o, " %7s", "-");
+        }
+      }
+      std::fprintf(o, "\n");
+    }
+    for (const std::string& e : r.c2c.errors) std::fprintf(o, "  c2c: %s\n", e.c_str());
+  }
+  if (!r.warnings.empty()) {
+    std::fprintf(o, "\nwarnings\n");
+    for (const std::string& w : r.warnings) std::fprintf(o, "  %s\n", w.c_str());
+  }
+}
+
+// A one-line progress display on stderr, shown only on a terminal and only once a run has taken
+// more than a second.
+struct progress_line {
+  bool tty = ::isatty(STDERR_FILENO) == 1;
+  bool shown = false;
+  void update(const sw::calibration_progress& p) {
+    if (!tty || p.elapsed_s < 1.0) return;
+    shown = true;
+    std::fprintf(stderr, "\r\033[Kcalibrating: %zu/%zu (cpu %d, %s) %.1f s", p.step, p.steps, p.cpu,
+                 str(sw::to_string(p.kind)).c_str(), p.elapsed_s);
+    std::fflush(stderr);
+  }
+  void note(const char* what) {
+    if (!tty) return;
+    shown = true;
+    std::fprintf(stderr, "\r\033[K%s", what);
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (shown) std::fprintf(stderr, "\r\033[K");
+    shown = false;
+  }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], "--list-backends") == 0) {
+  CLI::App app{"spinwise-calibrate: measure what one relax instruction (PAUSE, ISB, ...) costs on every CPU of this\n"
+               "machine, in counter ticks, nanoseconds and core cycles; write a profile engines load\n"
+               "(SPINWISE_PROFILE); print the settings that keep spin waits the same length in time.",
+               "spinwise-calibrate"};
+  std::string cpus_arg = "all", backends_arg = "all", format = "table", output, cycles_arg = "auto";
+  std::uint32_t trials = 0;
+  double target_ns = 0;
+  bool quick = false, c2c = false, list_backends = false, strict = false;
+  app.set_version_flag("--version", "spinwise-calibrate " + str(sw::kVersion));
+  app.add_option("--cpus", cpus_arg, "CPUs to measure: all (default), or a list such as 0,2,4-7");
+  app.add_option("--backends", backends_arg,
+                 "relax kinds to measure: all (default: every kind this CPU supports), or a list such as pause,tpause");
+  app.add_option("--trials", trials, "trials per CPU and relax kind, 3..100000 (default 101; 15 with --quick)")
+      ->check(CLI::Range(3, 100000));
+  app.add_flag("--quick", quick, "quick calibration: no warm-up, 15 short trials (well under 1 ms per CPU and kind)");
+  app.add_flag("--c2c", c2c, "also measure the core-to-core cache-line latency matrix");
+  app.add_option("--format", format, "stdout format: table (default) or json (the profile document)")
+      ->check(CLI::IsMember({"table", "json"}));
+  app.add_option("--output,-o", output, "write the profile (JSON) to this file (atomically: temp file + rename)");
+  app.add_option("--target-ns", target_ns,
+                 "spin time per delay unit the recommendations aim at, in ns (default: 500 core cycles at the measured "
+                 "clock, i.e. 50 PAUSE x ~10 cycles, the pre-Skylake budget)")
+      ->check(CLI::Range(0.001, 1e7));
+  app.add_option("--cycles", cycles_arg,
+                 "core-cycle source: auto (perf_event, else estimate), perf (fail without a PMU), estimate (never use perf)")
+      ->check(CLI::IsMember({"auto", "perf", "estimate"}));
+  app.add_flag("--strict", strict, "exit with 3 when a measurement is noisy, bimodal or drifting");
+  app.add_flag("--list-backends", list_backends, "print the relax kinds this CPU supports, one per line, and exit");
+  app.footer(
+      "Exit codes: 0 measured (warnings are printed); 1 the measurement or writing the output failed;\n"
+      "            2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a measurement\n"
+      "            was not stable.\n"
+      "Environment: SPINWISE_NO_PERF=1 never uses perf_event; SPINWISE_RELAX picks the relax kind engines use.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+
+  if (list_backends) {
     // The relax kinds this CPU can issue through this build's backend, one per line.
-    for (spinwise::relax_kind k : spinwise::kAllRelaxKinds) {
-      if (spinwise::relax_supported(k)) std::printf("%.*s\n", static_cast<int>(spinwise::to_string(k).size()),
-                                                    spinwise::to_string(k).data());
+    for (sw::relax_kind k : sw::kAllRelaxKinds) {
+      if (sw::relax_supported(k)) std::printf("%s\n", str(sw::to_string(k)).c_str());
     }
-    return 0;
+    return kExitOk;
   }
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-    std::perror("spinwise-calibrate: sched_getaffinity");
-    return 1;
+
+  sw::calibration_options opt;
+  if (cpus_arg != "all" && !sw::parse_cpu_list(cpus_arg, opt.cpus)) {
+    std::fprintf(stderr, "spinwise-calibrate: invalid --cpus '%s': expected all, or a list such as 0,2,4-7\n", cpus_arg.c_str());
+    return kExitUsage;
   }
-  std::printf("spinwise %.*s  backend %.*s  relax %.*s  counter %.*s at %.3f MHz (%s)\n",
-              static_cast<int>(spinwise::kVersion.size()), spinwise::kVersion.data(),
-              static_cast<int>(spinwise::backend_name().size()), spinwise::backend_name().data(),
-              static_cast<int>(spinwise::to_string(spinwise::active_relax()).size()),
-              spinwise::to_string(spinwise::active_relax()).data(),
-              static_cast<int>(spinwise::counter_name().size()), spinwise::counter_name().data(),
-              static_cast<double>(spinwise::counter_frequency()) / 1e6,
-              spinwise::counter_is_invariant() ? "invariant" : "NOT invariant");
-  std::printf("%4s %-8s %10s %10s %10s %10s\n", "cpu", "relax", "ticks_min", "ticks_med", "ticks_p90", "ns_med");
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed)) continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof(one), &one) != 0) continue;
-    for (spinwise::relax_kind k : spinwise::kAllRelaxKinds) {
-      if (!spinwise::relax_supported(k)) continue;
-      spinwise::relax_cost_options opt;
-      opt.kind = k;
-      const spinwise::relax_cost c = spinwise::measure_relax_cost(opt);
-      std::printf("%4d %-8.*s %10.2f %10.2f %10.2f %10.2f\n", cpu, static_cast<int>(spinwise::to_string(k).size()),
-                  spinwise::to_string(k).data(), c.ticks_min, c.ticks_median, c.ticks_p90, c.ns_median);
+  if (cpus_arg != "all" && opt.cpus.empty()) {
+    std::fprintf(stderr, "spinwise-calibrate: --cpus '%s' names no CPU\n", cpus_arg.c_str());
+    return kExitUsage;
+  }
+  std::string why;
+  if (!parse_backends(backends_arg, opt.kinds, why)) {
+    std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+    return kExitUsage;
+  }
+  opt.trials = trials;
+  opt.quick = quick;
+  opt.target_ns = target_ns;
+  sw::parse_cycles_source(cycles_arg, opt.cycles);
+  if (why = sw::check_calibration_options(opt); !why.empty()) {
+    std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+    return kExitUsage;
+  }
+
+  progress_line progress;
+  opt.progress = [&progress](const sw::calibration_progress& p) { progress.update(p); };
+  sw::calibration_result result;
+  if (!sw::calibrate(opt, result, &why)) {
+    progress.clear();
+    std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+    return kExitFailure;
+  }
+  if (c2c) {
+    progress.note("measuring core-to-core latency...");
+    sw::c2c_options co;
+    co.cpus = opt.cpus;
+    result.c2c = sw::measure_c2c(co);
+    result.has_c2c = true;
+  }
+  progress.clear();
+
+  if (format == "json") {
+    std::fputs(sw::profile_to_json(result).c_str(), stdout);
+  } else {
+    print_table(result, stdout);
+  }
+  std::fflush(stdout);
+  if (!output.empty()) {
+    if (!sw::write_profile(output, result, &why)) {
+      std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+      return kExitFailure;
     }
+    std::fprintf(format == "json" ? stderr : stdout,
+                 "\nprofile written to %s (engines apply it with SPINWISE_PROFILE=%s and spinwise::load_profile_from_env())\n",
+                 output.c_str(), output.c_str());
   }
-  sched_setaffinity(0, sizeof(allowed), &allowed);
-  return 0;
+  if (strict && !result.all_stable()) {
+    std::fprintf(stderr, "spinwise-calibrate: --strict: some measurements were not stable (see warnings)\n");
+    return kExitUnstable;
+  }
+  return kExitOk;
 }

@@ -1,0 +1,194 @@
+#pragma once
+// Calibration: what one relax costs on every CPU and core kind of this machine, and the settings
+// that keep spin waits the same length in time (spinwise::runtime).
+//
+// For each CPU (the calling thread is pinned to each in turn and restored afterwards) and each
+// relax kind the CPU supports, measure_relax_cost() times trials of back-to-back relaxes with the
+// cycle counter. Every figure carries its unit and its source: counter ticks (TSC, CNTVCT),
+// nanoseconds (ticks / counter rate), core cycles (perf_event where a PMU is exposed, else ticks
+// / the core clock estimated with a dependent add chain; see cycles.hpp). A CPU whose trials do
+// not agree is reported as noisy, bimodal or drifting, never as one confident number.
+//
+// Cost: a full run warms each CPU for 20 ms and takes ~1 ms per relax kind (101 trials of ~10 us);
+// the quick mode skips the warm-up and takes 15 trials of ~2 us: well under 1 ms per CPU and kind.
+//
+// Recommendations. InnoDB's spin delay is `random[0, innodb_spin_wait_delay) x 50` relaxes, a
+// budget set when PAUSE took ~10 cycles: 50 x 10 = 500 core cycles per delay unit (167 ns at
+// 3 GHz). On Skylake (PAUSE ~140 cycles) the same setting spins 14x longer. The default target is
+// those 500 cycles at this machine's measured core clock; `target_ns` overrides it. For each core
+// kind and relax kind: spinwise's delay_unit_ns and relaxes per unit, MySQL 8.0.16+'s
+// innodb_spin_wait_pause_multiplier that gives the target, and ut_delay's worst-case and mean
+// wait per spin round at innodb_spin_wait_delay 6 and 30 with the stock multiplier of 50.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "spinwise/arch.hpp"
+#include "spinwise/runtime/c2c.hpp"
+#include "spinwise/runtime/cycles.hpp"
+#include "spinwise/runtime/machine_info.hpp"
+#include "spinwise/runtime/sample_summary.hpp"
+#include "spinwise/runtime/topology.hpp"
+
+namespace spinwise {
+
+// The pre-Skylake budget InnoDB's defaults were tuned on: 50 PAUSEs of ~10 cycles per delay unit.
+inline constexpr double kPreSkylakePauseCycles = 10.0;
+inline constexpr unsigned kInnodbDefaultPauseMultiplier = 50;
+inline constexpr double kDefaultTargetCycles = kPreSkylakePauseCycles * kInnodbDefaultPauseMultiplier;
+// Used for the default target when no plausible core clock was measured.
+inline constexpr double kFallbackCoreHz = 2.5e9;
+// MySQL's bounds for innodb_spin_wait_pause_multiplier (8.0.16+).
+inline constexpr unsigned kInnodbMaxPauseMultiplier = 100;
+
+// One relax kind on one CPU.
+struct relax_measurement {
+  relax_kind kind = relax_kind::none;
+  std::uint32_t trials = 0;
+  std::uint32_t relaxes_per_trial = 0;
+  sample_summary ticks;      // counter ticks per relax
+  double ns_median = 0;      // ticks.median at the machine's counter rate
+  double cycles_median = 0;  // core cycles per relax
+  std::string cycles_method; // "perf_event" (counted) or "estimate" (ticks / ticks per core cycle)
+  double round_drift = 0;    // disagreement between the rounds of trials
+};
+
+struct cpu_calibration {
+  int cpu = -1;
+  int core_kind = 0;
+  double core_hz = 0;          // from the dependent add chain (before and after the trials, mean)
+  double ticks_per_cycle = 0;
+  double chain_check = 0;      // see core_clock_estimate
+  bool core_clock_plausible = false;
+  double core_clock_change = 0;  // |after - before| / before: the clock moved while measuring
+  std::vector<relax_measurement> relax;
+  std::string error;           // non-empty: this CPU could not be measured (and why)
+
+  const relax_measurement* find(relax_kind k) const noexcept;
+};
+
+// One relax kind over the CPUs of one core kind.
+struct kind_summary {
+  int core_kind = 0;
+  relax_kind relax = relax_kind::none;
+  std::vector<int> cpus;          // measured CPUs of this kind
+  double ns_median = 0;           // median over the CPUs' medians
+  double ns_min = 0, ns_max = 0;  // range of the CPUs' medians
+  double ticks_median = 0;
+  double cycles_median = 0;
+  std::string cycles_method;      // "perf_event", "estimate" or "mixed"
+  double cpu_spread = 0;          // (ns_max - ns_min) / ns_median
+  std::vector<int> unstable_cpus; // CPUs whose verdict is not stable
+};
+
+// ut_delay per spin round: random[0, delay) x multiplier relaxes.
+struct ut_delay_figure {
+  unsigned spin_wait_delay = 0;
+  unsigned pause_multiplier = 0;
+  std::uint32_t max_relaxes = 0;  // (delay - 1) x multiplier
+  double mean_relaxes = 0;        // (delay - 1) / 2 x multiplier
+  double max_us = 0;
+  double mean_us = 0;
+};
+
+struct recommendation {
+  int core_kind = 0;
+  relax_kind relax = relax_kind::none;
+  double relax_ns = 0;             // the kind summary's median
+  double target_ns = 0;            // one delay unit
+  bool uncertain = false;          // a CPU of this kind was not stable
+  // spinwise's time policy
+  double delay_unit_ns = 0;
+  std::uint32_t relaxes_per_unit = 0;
+  // MySQL 8.0.16+
+  unsigned innodb_pause_multiplier = 0;  // within MySQL's 1..100
+  bool multiplier_clamped = false;       // the target needs more (or fewer) than MySQL allows
+  double innodb_unit_ns = 0;             // what that multiplier gives per delay unit
+  std::vector<ut_delay_figure> ut_delay; // delay 6 and 30 at multiplier 50, then at the recommended one
+};
+
+struct calibration_settings {
+  bool quick = false;
+  std::uint32_t trials = 0;
+  std::uint32_t rounds = 0;
+  double trial_ns = 0;
+  double warmup_ms = 0;
+  cycles_source cycles_requested = cycles_source::automatic;
+  std::string cycles_used;   // "perf_event" or "estimate"
+  std::string perf_error;    // why perf_event was not used, when it was not
+  double target_ns = 0;
+  std::string target_reason; // how target_ns was chosen
+};
+
+struct calibration_result {
+  std::string tool;     // "spinwise 0.1.0"
+  std::string created;  // ISO 8601 UTC
+  machine_info machine;
+  topology topo;
+  calibration_settings settings;
+  std::vector<cpu_calibration> cpus;
+  std::vector<kind_summary> summaries;
+  std::vector<recommendation> recommendations;
+  bool has_c2c = false;
+  c2c_result c2c;
+  std::vector<std::string> warnings;
+  double elapsed_s = 0;
+
+  const cpu_calibration* find(int cpu) const noexcept;
+  // True when every measured (cpu, kind) is stable and no CPU failed.
+  bool all_stable() const noexcept;
+};
+
+struct calibration_progress {
+  std::size_t step = 0, steps = 0;  // (cpu, kind) pairs done / total
+  int cpu = -1;
+  relax_kind kind = relax_kind::none;
+  double elapsed_s = 0;
+};
+
+struct calibration_options {
+  std::vector<int> cpus;          // empty: every CPU this thread may run on
+  std::vector<relax_kind> kinds;  // empty: every kind relax_supported() says this CPU can issue
+  std::uint32_t trials = 0;       // 0: 101 (full) or 15 (quick)
+  bool quick = false;
+  cycles_source cycles = cycles_source::automatic;
+  double target_ns = 0;           // 0: kDefaultTargetCycles at the measured core clock
+  bool discover_topology = true;  // false: one core kind, no hwloc/sysfs
+  std::function<void(const calibration_progress&)> progress;  // called on the calling thread
+};
+
+// "" when `opt` can run here, else why not: a CPU this thread may not run on (or that does not
+// exist), a relax kind this CPU cannot issue, a trial count out of 3..100000, a bad target.
+std::string check_calibration_options(const calibration_options& opt);
+
+// Runs the calibration. False, with the reason, for bad options or a cycles_source::perf request
+// that perf_event cannot serve; per-CPU failures are recorded in the result instead.
+bool calibrate(const calibration_options& opt, calibration_result& out, std::string* error);
+
+// The derived parts, recomputed from `r.cpus` (profiles store them, loaders recompute them).
+void summarize_kinds(calibration_result& r);
+void derive_recommendations(calibration_result& r);
+double default_target_ns(double core_hz);
+ut_delay_figure ut_delay(unsigned spin_wait_delay, unsigned pause_multiplier, double relax_ns);
+
+// The in-process quick calibration for engines that ship no profile: one CPU (the calling
+// thread's, pinned for the duration), one relax kind, in well under 5 ms.
+struct quick_calibration {
+  relax_kind kind = relax_kind::none;
+  int cpu = -1;
+  double ns = 0;           // per relax, median
+  double ticks = 0;        // counter ticks per relax, median
+  double cycles = 0;       // core cycles per relax (estimate)
+  double core_hz = 0;
+  stability status = stability::insufficient;
+  double elapsed_ms = 0;
+};
+quick_calibration quick_calibrate(relax_kind kind = active_relax());
+
+// Quick calibration, installed for every CPU (install_relax_ns with this CPU's cost as the
+// fallback). False, and nothing installed, when the measurement is not usable.
+bool apply_quick_calibration(relax_kind kind = active_relax(), quick_calibration* out = nullptr);
+
+}  // namespace spinwise

@@ -1,0 +1,33 @@
+# Runs spinwise-calibrate once and checks its exit code and output, for ctest.
+#   cmake -DTOOL=<path> [-DEMULATOR=a|b|c] -DARGS=a|b|c -DEXPECT_RC=n [-DEXPECT_OUT=regex]
+#         [-DENV=VAR=value] [-DCHECK_PROFILE=<file>] -P run_cli.cmake
+# Lists use '|' because ';' does not survive add_test. EXPECT_OUT is matched against stdout and
+# stderr together. CHECK_PROFILE: the file must exist and be a version-1 spinwise profile.
+string(REPLACE "|" ";" args "${ARGS}")
+string(REPLACE "|" ";" emulator "${EMULATOR}")
+set(cmd ${emulator} ${TOOL} ${args})
+if(ENV)
+  set(cmd ${CMAKE_COMMAND} -E env ${ENV} ${cmd})
+endif()
+if(CHECK_PROFILE)
+  file(REMOVE "${CHECK_PROFILE}")
+endif()
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+string(REPLACE ";" " " shown "${cmd}")
+if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "'${shown}' exited with ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED EXPECT_OUT AND NOT "${out}${err}" MATCHES "${EXPECT_OUT}")
+  message(FATAL_ERROR "'${shown}' output does not match '${EXPECT_OUT}'\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(CHECK_PROFILE)
+  if(NOT EXISTS "${CHECK_PROFILE}")
+    message(FATAL_ERROR "'${shown}' did not write ${CHECK_PROFILE}")
+  endif()
+  file(READ "${CHECK_PROFILE}" doc)
+  string(JSON format ERROR_VARIABLE jerr GET "${doc}" format)
+  string(JSON version ERROR_VARIABLE jerr2 GET "${doc}" version)
+  if(NOT format STREQUAL "spinwise-profile" OR NOT version EQUAL 1)
+    message(FATAL_ERROR "${CHECK_PROFILE} is not a version-1 spinwise profile (${jerr}${jerr2})")
+  endif()
+endif()
