@@ -55,10 +55,13 @@
 // condition true: X -> 0 (unlock, downgrade: S may enter), SX -> 0 (unlock_sx: SX and X may
 // enter), and S holders -> 0 under X (the reserved X request may proceed).
 //
-// ThreadSanitizer sees two mutexes: the latch (this address; S is a read lock, X a write lock)
-// and an SX token (epoch_'s address; SX and X hold it exclusively). An SX holder thus holds the
-// latch for reading plus the token: TSan orders SX after SX or X through the token, and reports
-// data written under SX and read under S as the race it is (S holders may read concurrently).
+// ThreadSanitizer sees two mutexes: the latch (this address; S and SX are read locks, X a write
+// lock) and an SX token (epoch_'s address; SX and X hold it exclusively). An SX holder thus holds
+// the latch for reading plus the token: TSan orders SX after SX or X through the token, and
+// reports data written under SX and read under S as the race it is (S holders may read
+// concurrently). The token is always announced after the latch and given back before it, and
+// upgrade/downgrade give it back and take it again, so TSan's lock-order graph only ever sees
+// latch -> token.
 // Clang's thread-safety analysis has only shared and exclusive: SX is shared there.
 
 #include <atomic>
@@ -96,7 +99,6 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   // --- X ------------------------------------------------------------------------------------
 
   void lock() noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(&epoch_, 0);
     detail::tsan::pre_lock(this, 0);
     std::uint32_t s = 0;
     // (X, SX, S): 0,0,0 -> 1,0,0; acquire pairs with the release in unlock / unlock_sx / unlock_shared.
@@ -105,11 +107,10 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       lock_slow();
     }
     detail::tsan::post_lock(this, 0);
-    detail::tsan::post_lock(&epoch_, 0);
+    tsan_token_acquired(0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(&epoch_, detail::tsan::kTryLock);
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
@@ -121,18 +122,17 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       }
     }
     detail::tsan::post_lock(this, try_flags(0, ok));
-    detail::tsan::post_lock(&epoch_, try_flags(0, ok));
+    if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    tsan_token_released();
     detail::tsan::pre_unlock(this, 0);
-    detail::tsan::pre_unlock(&epoch_, 0);
     // (X, P): 1,p -> 0,0; release pairs with the acquire of whoever enters next; acquire: the
     // sleep protocol (file top).
     const std::uint32_t old = state_.fetch_and(~(kX | kParked), std::memory_order_acq_rel);
     if (old & kParked) wake();
-    detail::tsan::post_unlock(&epoch_, 0);
     detail::tsan::post_unlock(this, 0);
   }
 
@@ -176,7 +176,6 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   // --- SX -----------------------------------------------------------------------------------
 
   void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() {
-    detail::tsan::pre_lock(&epoch_, 0);
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
@@ -185,11 +184,10 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       lock_sx_slow();
     }
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
-    detail::tsan::post_lock(&epoch_, 0);
+    tsan_token_acquired(0);
   }
 
   [[nodiscard]] bool try_lock_sx() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    detail::tsan::pre_lock(&epoch_, detail::tsan::kTryLock);
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
@@ -201,18 +199,17 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       }
     }
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
-    detail::tsan::post_lock(&epoch_, try_flags(0, ok));
+    if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
   }
 
   void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
+    tsan_token_released();
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
-    detail::tsan::pre_unlock(&epoch_, 0);
     // (SX, P): 1,p -> 0,0; release pairs with the acquire of the next SX or X; acquire: the sleep
     // protocol.
     const std::uint32_t old = state_.fetch_and(~(kSX | kParked), std::memory_order_acq_rel);
     if (old & kParked) wake();
-    detail::tsan::post_unlock(&epoch_, 0);
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
 
@@ -221,22 +218,22 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   // SX -> X without releasing. From the call on, new S, SX and X requests wait; returns once the
   // S holders inside have left.
   void upgrade() noexcept SPINWISE_RELEASE_SHARED() SPINWISE_ACQUIRE() {
+    tsan_token_released();  // and taken again after the latch: TSan sees latch -> token always
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
     detail::tsan::pre_lock(this, 0);
     // (X, SX): 0,1 -> 1,0 by flipping both bits: the caller's SX becomes the X reservation.
-    // Nobody wakes: every sleeper's condition stays false.
-    const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_relaxed);
-    if ((old & kReaderMask) != 0) {
-      drain();
-    } else {
-      std::atomic_thread_fence(std::memory_order_acquire);  // pairs with the S holders' release
-    }
+    // Nobody wakes: every sleeper's condition stays false. acquire pairs with the release of
+    // the S holders that left while we held SX (drain() pairs with those still inside).
+    const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_acquire);
+    if ((old & kReaderMask) != 0) drain();
     detail::tsan::post_lock(this, 0);
+    tsan_token_acquired(0);
   }
 
   // X -> SX without releasing: S requests may enter at once, SX and X requests still wait.
   void downgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE_SHARED() {
+    tsan_token_released();
     detail::tsan::pre_unlock(this, 0);
     std::uint32_t s = kX;  // guess: no sleepers; a failed CAS loads the real value
     // (X, SX, P): 1,0,p -> 0,1,0; release pairs with the acquire of the S holders that enter;
@@ -248,6 +245,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     detail::tsan::post_unlock(this, 0);
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
+    tsan_token_acquired(0);
   }
 
  private:
@@ -260,6 +258,18 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
     return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
+  }
+
+  // The SX token (file top), announced after the latch is really held and before it is really
+  // released. Never nested in the latch's pre/post window: TSan ignores synchronization inside
+  // such a window, so a nested annotation would order nothing.
+  void tsan_token_acquired(unsigned f) noexcept {
+    detail::tsan::pre_lock(&epoch_, f);
+    detail::tsan::post_lock(&epoch_, f);
+  }
+  void tsan_token_released() noexcept {
+    detail::tsan::pre_unlock(&epoch_, 0);
+    detail::tsan::post_unlock(&epoch_, 0);
   }
 
   // One wait: Policy rounds, one yield, then sleep; a fresh episode after each wake-up.
