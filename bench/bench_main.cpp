@@ -293,7 +293,7 @@ std::vector<std::string> register_all(const config& c) {
       const std::uint64_t delay = sb::iterations_for_ns(static_cast<double>(c.handoff_delay_ns));
       iterations(benchmark::RegisterBenchmark(("handoff/" + n).c_str(),
                                               [delay](benchmark::State& st) { sb::run_handoff<L>(st, delay); }),
-                 1000)
+                 300)
           ->UseRealTime();
     }
     if (cont) {

@@ -20,7 +20,10 @@
 
 #include "peers.hpp"
 #include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/mcs_mutex.hpp"
+#include "spinwise/rw_spinlock.hpp"
+#include "spinwise/sx_lock.hpp"
 #include "spinwise/tas_mutex.hpp"
 #include "spinwise/ticket_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
@@ -90,7 +93,10 @@ void exclusive_locks(Visitor&& v) {
 
 template <class Visitor>
 void shared_locks(Visitor&& v) {
-  // spinwise
+  // spinwise (sx_lock: S for reads, X for writes)
+  v(as<spinwise::rw_spinlock>, {"rw_spinlock", spinwise_lock, false});
+  v(as<spinwise::hybrid_shared_mutex>, {"hybrid_shared_mutex", spinwise_lock, false});
+  v(as<spinwise::sx_lock>, {"sx_lock", spinwise_lock, false});
 
   // peers
   v(as<std::shared_mutex>, {"std::shared_mutex", peer, false});
