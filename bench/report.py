@@ -390,6 +390,12 @@ class Report:
         n, out = vs("hybrid_mutex", EXCLUSIVE_REF, lambda t: True)
         add("hybrid_mutex >= std::mutex in every contended scenario", None if not n else not out,
             f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
+        for scen, metric, what in (("uncontended", "real_ns", "ns"), ("handoff", "p50_ns", "p50 ns")):
+            h = self.get(scen, "hybrid_mutex", (), 1, metric)
+            m = self.get(scen, EXCLUSIVE_REF, (), 1, metric)
+            r = ratio(m, h)
+            add(f"hybrid_mutex at least matches std::mutex, {scen}", None if r is None else r >= 1.0,
+                f"std::mutex {fmt(m)} {what} / hybrid_mutex {fmt(h)} {what} = {fmt_ratio(r)}")
         oversub16 = (lambda t: self.cpus and t >= 16 * self.cpus)
         n, out = vs("hybrid_mutex", "tbb::spin_mutex", oversub16)
         add(f"hybrid_mutex beats tbb::spin_mutex at 16x oversubscription ({16 * self.cpus} threads)",
