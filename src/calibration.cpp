@@ -298,9 +298,10 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
   calibration_settings& st = r.settings;
   st.quick = opt.quick;
   st.trials = opt.trials != 0 ? opt.trials : (opt.quick ? 15 : 101);
-  st.rounds = opt.quick ? 1 : 3;
+  st.rounds = opt.quick ? 1 : 5;
   st.trial_ns = opt.quick ? 2'000 : 10'000;
   st.warmup_ms = opt.quick ? 0 : 20;
+  st.round_warmup_ms = opt.quick ? 0 : 5;
   st.cycles_requested = opt.cycles;
   st.target_ns = opt.target_ns;
   if (opt.target_ns > 0) st.target_reason = "given (--target-ns / calibration_options::target_ns)";
@@ -316,62 +317,102 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
   }
   st.cycles_used = perf.valid() ? "perf_event" : "estimate";
 
-  const std::size_t steps = cpus.size() * kinds.size();
+  // Rounds revisit every CPU, so each (CPU, kind) is sampled across the whole run rather than
+  // in one ~1 ms burst: a slow phase (another VM on the host's SMT sibling, a frequency step) of
+  // tens of milliseconds then moves one round, which the drift check reports, not the median.
+  struct pooled {
+    std::vector<double> ticks, cycles, round_medians;
+    std::uint32_t relaxes_per_trial = 0;  // fixed by the first round, so every trial is alike
+  };
+  struct cpu_state {
+    std::vector<pooled> kinds;
+    std::vector<core_clock_estimate> clocks;
+    bool pinned = true;
+  };
+  std::vector<cpu_state> state(cpus.size());
+  for (cpu_state& cs : state) cs.kinds.resize(kinds.size());
+  const std::uint32_t rounds = std::min(st.rounds, st.trials);
+  const std::uint32_t clock_trials = opt.quick ? 15 : 31;
+  const std::size_t steps = static_cast<std::size_t>(rounds) * cpus.size() * kinds.size();
   std::size_t step = 0;
   {
     affinity_guard restore;
-    for (int cpu : cpus) {
-      cpu_calibration cc;
-      cc.cpu = cpu;
-      cc.core_kind = r.topo.kind_of(cpu);
-      if (!pin_to(cpu)) {
-        cc.error = "could not pin to this CPU";
-        r.cpus.push_back(std::move(cc));
-        step += kinds.size();
-        continue;
-      }
-      warm_up(st.warmup_ms);
-      const std::uint32_t clock_trials = opt.quick ? 15 : 31;
-      const core_clock_estimate before = estimate_core_clock(clock_trials);
-      for (relax_kind k : kinds) {
-        relax_cost_options ro;
-        ro.kind = k;
-        ro.trials = st.trials;
-        ro.relaxes_per_trial = 0;
-        ro.trial_ns = st.trial_ns;
-        ro.rounds = st.rounds;
-        ro.perf = perf.valid() ? &perf : nullptr;
-        const relax_cost c = measure_relax_cost(ro);
-        relax_measurement m;
-        m.kind = k;
-        m.trials = c.trials;
-        m.relaxes_per_trial = c.relaxes_per_trial;
-        m.ticks = c.ticks;
-        m.ns_median = c.ns_median;
-        m.round_drift = c.round_drift;
-        if (c.perf_cycles.n > 0) {
-          m.cycles_median = c.perf_cycles.median;
-          m.cycles_method = "perf_event";
+    std::uint32_t trials_done = 0;
+    for (std::uint32_t round = 0; round < rounds; ++round) {
+      const std::uint32_t trials = (st.trials - trials_done) / (rounds - round);
+      trials_done += trials;
+      for (std::size_t ci = 0; ci < cpus.size(); ++ci) {
+        cpu_state& cs = state[ci];
+        if (!cs.pinned || !pin_to(cpus[ci])) {
+          cs.pinned = false;
+          step += kinds.size();
+          continue;
         }
-        cc.relax.push_back(std::move(m));
-        ++step;
-        if (opt.progress) opt.progress({step, steps, cpu, k, seconds_since(t0)});
-      }
-      core_clock_estimate after = before;
-      if (!opt.quick) after = estimate_core_clock(clock_trials);
-      cc.core_hz = 0.5 * (before.hz + after.hz);
-      cc.ticks_per_cycle = 0.5 * (before.ticks_per_cycle + after.ticks_per_cycle);
-      cc.chain_check = 0.5 * (before.chain_check + after.chain_check);
-      cc.core_clock_plausible = before.plausible && after.plausible;
-      cc.core_clock_change = before.hz > 0 ? std::fabs(after.hz - before.hz) / before.hz : 0;
-      for (relax_measurement& m : cc.relax) {
-        if (m.cycles_method.empty() && cc.ticks_per_cycle > 0) {
-          m.cycles_median = m.ticks.median / cc.ticks_per_cycle;
-          m.cycles_method = "estimate";
+        warm_up(round == 0 ? st.warmup_ms : st.round_warmup_ms);
+        cs.clocks.push_back(estimate_core_clock(clock_trials));
+        for (std::size_t ki = 0; ki < kinds.size(); ++ki) {
+          pooled& pk = cs.kinds[ki];
+          relax_cost_options ro;
+          ro.kind = kinds[ki];
+          ro.trials = trials;
+          ro.relaxes_per_trial = pk.relaxes_per_trial;  // 0 in the first round: sized to trial_ns
+          ro.trial_ns = st.trial_ns;
+          ro.perf = perf.valid() ? &perf : nullptr;
+          relax_cost c = measure_relax_cost(ro);
+          pk.relaxes_per_trial = c.relaxes_per_trial;
+          pk.round_medians.push_back(c.ticks.median);
+          pk.ticks.insert(pk.ticks.end(), c.samples.begin(), c.samples.end());
+          pk.cycles.insert(pk.cycles.end(), c.cycle_samples.begin(), c.cycle_samples.end());
+          ++step;
+          if (opt.progress) opt.progress({step, steps, cpus[ci], kinds[ki], seconds_since(t0)});
         }
       }
-      r.cpus.push_back(std::move(cc));
     }
+  }
+
+  const double hz = static_cast<double>(counter_frequency());
+  for (std::size_t ci = 0; ci < cpus.size(); ++ci) {
+    cpu_state& cs = state[ci];
+    cpu_calibration cc;
+    cc.cpu = cpus[ci];
+    cc.core_kind = r.topo.kind_of(cc.cpu);
+    if (!cs.pinned || cs.clocks.empty()) {
+      cc.error = "could not pin to this CPU";
+      r.cpus.push_back(std::move(cc));
+      continue;
+    }
+    std::vector<double> clock_hz, tpc, check;
+    cc.core_clock_plausible = true;
+    for (const core_clock_estimate& e : cs.clocks) {
+      clock_hz.push_back(e.hz);
+      tpc.push_back(e.ticks_per_cycle);
+      check.push_back(e.chain_check);
+      cc.core_clock_plausible = cc.core_clock_plausible && e.plausible;
+    }
+    cc.core_hz = median_of(clock_hz);
+    cc.ticks_per_cycle = median_of(tpc);
+    cc.chain_check = median_of(check);
+    const auto [lo, hi] = std::minmax_element(clock_hz.begin(), clock_hz.end());
+    cc.core_clock_change = cc.core_hz > 0 ? (*hi - *lo) / cc.core_hz : 0;
+    for (std::size_t ki = 0; ki < kinds.size(); ++ki) {
+      pooled& pk = cs.kinds[ki];
+      relax_measurement m;
+      m.kind = kinds[ki];
+      m.relaxes_per_trial = pk.relaxes_per_trial;
+      m.ticks = summarize(pk.ticks);
+      m.trials = m.ticks.n;
+      if (rounds > 1) m.round_drift = check_drift(m.ticks, pk.round_medians);
+      m.ns_median = m.ticks.median * 1e9 / hz;
+      if (!pk.cycles.empty()) {
+        m.cycles_median = summarize(pk.cycles).median;
+        m.cycles_method = "perf_event";
+      } else if (cc.ticks_per_cycle > 0) {
+        m.cycles_median = m.ticks.median / cc.ticks_per_cycle;
+        m.cycles_method = "estimate";
+      }
+      cc.relax.push_back(std::move(m));
+    }
+    r.cpus.push_back(std::move(cc));
   }
 
   summarize_kinds(r);
@@ -386,8 +427,8 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
                            ", expected ~2; " + fmt("%.0f", c.core_hz / 1e6) + " MHz): cycle figures are unreliable");
     }
     if (c.core_clock_change > 0.05) {
-      r.warnings.push_back(who + ": core clock changed by " + fmt("%.0f", c.core_clock_change * 100) +
-                           "% while it was measured (frequency scaling?)");
+      r.warnings.push_back(who + ": core clock estimates differ by " + fmt("%.0f", c.core_clock_change * 100) +
+                           "% between rounds (frequency scaling?)");
     }
     for (const relax_measurement& m : c.relax) {
       if (m.trials == 0 || m.ticks.status == stability::stable) continue;

@@ -74,6 +74,7 @@ ojson to_document(const calibration_result& r) {
                    {"rounds", s.rounds},
                    {"trial_ns", s.trial_ns},
                    {"warmup_ms", s.warmup_ms},
+                   {"round_warmup_ms", s.round_warmup_ms},
                    {"cycles_requested", std::string(to_string(s.cycles_requested))},
                    {"cycles_used", s.cycles_used},
                    {"perf_error", s.perf_error},
@@ -350,6 +351,7 @@ void read_settings(const json& d, calibration_settings& s) {
   s.rounds = static_cast<std::uint32_t>(opt_int(*j, p, "rounds", 0, 100'000, 0));
   s.trial_ns = opt_number(*j, p, "trial_ns", 0, 1e10);
   s.warmup_ms = opt_number(*j, p, "warmup_ms", 0, 1e7);
+  s.round_warmup_ms = opt_number(*j, p, "round_warmup_ms", 0, 1e7);
   const std::string req = opt_string(*j, p, "cycles_requested");
   if (!req.empty() && !parse_cycles_source(req, s.cycles_requested)) bad(p + ".cycles_requested", "unknown source '" + req + "'");
   s.cycles_used = opt_string(*j, p, "cycles_used");

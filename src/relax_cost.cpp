@@ -108,6 +108,8 @@ relax_cost measure_relax_cost(const relax_cost_options& opt) {
   r.ticks = summarize(per_relax, opt.limits);
   if (rounds > 1) r.round_drift = check_drift(r.ticks, round_medians, opt.limits);
   if (!per_relax_cycles.empty()) r.perf_cycles = summarize(per_relax_cycles, opt.limits);
+  r.samples = std::move(per_relax);
+  r.cycle_samples = std::move(per_relax_cycles);
   r.ticks_min = r.ticks.min;
   r.ticks_median = r.ticks.median;
   r.ticks_p90 = r.ticks.p90;

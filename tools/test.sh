@@ -5,8 +5,9 @@
 #   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   4. aarch64 cross build, tests under qemu-aarch64 once per relax kind (isb, yield, sb, none)
 #   5. a build forced onto the generic backend, tests included
+#   6. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
 # Each stage prints what it ran and ctest's summary; the last line counts the stages.
-# Usage: tools/test.sh [stage ...]   (stages: release tsan asan aarch64 generic; default all)
+# Usage: tools/test.sh [stage ...]   (stages: release tsan asan aarch64 generic fuzz; default all)
 # SPINWISE_BUILD_ROOT=<dir> puts the build trees elsewhere than build/ (parallel work in one clone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ tools/setup.sh || { echo "test: setup failed"; exit 1; }
 
 jobs=$(nproc)
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(release tsan asan aarch64 generic)
+[ ${#stages[@]} -eq 0 ] && stages=(release tsan asan aarch64 generic fuzz)
 passed=0
 failed=0
 failed_names=()
@@ -99,6 +100,36 @@ stage_generic() {
     run_ctest $broot/generic SPINWISE_TEST_SCALE=0.5 -- -LE package
 }
 
+# The libFuzzer target for the profile loader (tests/fuzz), built with clang++: the runtime with
+# -fsanitize=fuzzer-no-link,address for coverage, the target with -fsanitize=fuzzer,address. It runs
+# for SPINWISE_FUZZ_SECONDS (55) from the seed corpus plus what earlier runs found; a crash or a
+# leak fails the stage and leaves the input under <build>/fuzz/artifacts/.
+stage_fuzz() {
+  local dir=$broot/fuzz log="$root/$broot/fuzz.log"
+  # clang's <cpuid.h> returns int from __get_cpuid_max, which arch/spinwise/arch/x86_64.hpp
+  # compares with an unsigned leaf: a warning, not an error, until the arch header casts it.
+  local fuzz_wno="-Wno-error=sign-compare"
+  mkdir -p "$root/$dir"
+  if ! cmake -S "$root" -B "$root/$dir" -G Ninja -DSPINWISE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+         -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address $fuzz_wno" \
+         -DSPINWISE_BUILD_BENCH=OFF -DSPINWISE_BUILD_TOOLS=OFF >"$log" 2>&1 ||
+     ! cmake --build "$root/$dir" -j "$jobs" --target spinwise_profile_fuzz >>"$log" 2>&1; then
+    tail -n 60 "$log"
+    return 1
+  fi
+  mkdir -p "$root/$dir/corpus" "$root/$dir/artifacts"
+  echo "--- fuzzing load_profile for ${SPINWISE_FUZZ_SECONDS:-55} s"
+  (cd "$root/$dir" && ASAN_OPTIONS=detect_leaks=1 ./tests/fuzz/spinwise_profile_fuzz \
+     -max_total_time="${SPINWISE_FUZZ_SECONDS:-55}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+     -artifact_prefix="$root/$dir/artifacts/" -dict="$root/tests/fuzz/profile.dict" \
+     corpus "$root/tests/fuzz/corpus") >"$root/$dir/fuzz-run.log" 2>&1
+  local rc=$?
+  grep -E "^(#[0-9]+ +DONE|Done [0-9]+ runs)|stat::(number_of_executed_units|peak_rss_mb)|ERROR|SUMMARY|Test unit written" \
+    "$root/$dir/fuzz-run.log" | tail -n 20
+  [ $rc -eq 0 ] || tail -n 40 "$root/$dir/fuzz-run.log"
+  return $rc
+}
+
 for s in "${stages[@]}"; do
   case $s in
     release) stage release "Release build, all tests" stage_release ;;
@@ -106,7 +137,8 @@ for s in "${stages[@]}"; do
     asan) stage asan "AddressSanitizer+UBSan build, all tests" stage_asan ;;
     aarch64) stage aarch64 "aarch64 cross build, tests under qemu-aarch64 per relax kind" stage_aarch64 ;;
     generic) stage generic "generic backend forced (SPINWISE_ARCH=generic), all tests" stage_generic ;;
-    *) echo "test: unknown stage '$s' (stages: release tsan asan aarch64 generic)"; exit 2 ;;
+    fuzz) stage fuzz "libFuzzer on the profile loader (clang, ASan), bounded" stage_fuzz ;;
+    *) echo "test: unknown stage '$s' (stages: release tsan asan aarch64 generic fuzz)"; exit 2 ;;
   esac
 done
 

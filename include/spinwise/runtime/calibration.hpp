@@ -9,8 +9,10 @@
 // / the core clock estimated with a dependent add chain; see cycles.hpp). A CPU whose trials do
 // not agree is reported as noisy, bimodal or drifting, never as one confident number.
 //
-// Cost: a full run warms each CPU for 20 ms and takes ~1 ms per relax kind (101 trials of ~10 us);
-// the quick mode skips the warm-up and takes 15 trials of ~2 us: well under 1 ms per CPU and kind.
+// Cost: a full run makes 5 rounds over all CPUs (so each CPU is sampled across the whole run, not
+// in one burst): 20 ms of warm-up on a CPU's first visit, 5 ms on later ones, and 101 trials of
+// ~10 us per CPU and relax kind in all: ~70 ms for 2 CPUs and 2 kinds. The quick mode makes one
+// round without warm-up, 15 trials of ~2 us: well under 1 ms per CPU and kind.
 //
 // Recommendations. InnoDB's spin delay is `random[0, innodb_spin_wait_delay) x 50` relaxes, a
 // budget set when PAUSE took ~10 cycles: 50 x 10 = 500 core cycles per delay unit (167 ns at
@@ -58,11 +60,11 @@ struct relax_measurement {
 struct cpu_calibration {
   int cpu = -1;
   int core_kind = 0;
-  double core_hz = 0;          // from the dependent add chain (before and after the trials, mean)
+  double core_hz = 0;          // from the dependent add chain, median of one estimate per round
   double ticks_per_cycle = 0;
   double chain_check = 0;      // see core_clock_estimate
   bool core_clock_plausible = false;
-  double core_clock_change = 0;  // |after - before| / before: the clock moved while measuring
+  double core_clock_change = 0;  // (max - min) / median of the per-round estimates
   std::vector<relax_measurement> relax;
   std::string error;           // non-empty: this CPU could not be measured (and why)
 
@@ -112,9 +114,10 @@ struct recommendation {
 struct calibration_settings {
   bool quick = false;
   std::uint32_t trials = 0;
-  std::uint32_t rounds = 0;
+  std::uint32_t rounds = 0;      // passes over all CPUs; each takes trials / rounds trials per kind
   double trial_ns = 0;
-  double warmup_ms = 0;
+  double warmup_ms = 0;          // busy time on a CPU before its first round
+  double round_warmup_ms = 0;    // and before each later round
   cycles_source cycles_requested = cycles_source::automatic;
   std::string cycles_used;   // "perf_event" or "estimate"
   std::string perf_error;    // why perf_event was not used, when it was not

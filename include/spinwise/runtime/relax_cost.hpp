@@ -8,6 +8,7 @@
 // averaging it away.
 
 #include <cstdint>
+#include <vector>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/sample_summary.hpp"
@@ -40,6 +41,8 @@ struct relax_cost {
   sample_summary ticks;          // counter ticks per relax, all order statistics and the verdict
   double round_drift = 0;        // (max - min) / median of the round medians; 0 with one round
   sample_summary perf_cycles;    // core cycles per relax counted by perf_event (n == 0: not counted)
+  std::vector<double> samples;        // counter ticks per relax, one per trial, in trial order
+  std::vector<double> cycle_samples;  // perf_event cycles per relax, one per counted trial
 };
 
 // Measures `opt.kind` on the current CPU. A kind this CPU cannot issue returns a result with
