@@ -1,0 +1,200 @@
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace spinwise::stress {
+
+namespace {
+
+constexpr const char* kDescription =
+    "spinwise-stress: replays the MySQL statistics-latch incident (stats-lock) and the SQL Server\n"
+    "last-page latch hot spot (hot-page) against a spinwise lock, on this CPU or an emulated one.\n"
+    "Defaults follow the incidents; README.md, section \"spinwise-stress\", says why each does.";
+
+std::string list_locks_text() {
+  std::ostringstream o;
+  o << "locks (policies; the first is the default):\n";
+  for (const lock_info& i : lock_catalog()) {
+    o << "  " << i.name << (i.shared ? "  [shared]" : "") << "  (";
+    for (std::size_t k = 0; k < i.policies.size(); ++k) o << (k ? ", " : "") << to_string(i.policies[k]);
+    o << ")\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
+parse_outcome parse_cli(int argc, const char* const* argv) {
+  parse_outcome out;
+  cli_options& o = out.options;
+  workload_config& w = o.workload;
+
+  CLI::App app{kDescription, "spinwise-stress"};
+  app.get_formatter()->column_width(34);
+  std::string scenario_s = "stats-lock", policy_s, cpu_s, sweep_cpus_s;
+  std::uint32_t delay = 0, mult = 0, loops = 0, unit = 0;
+  double duration = w.duration_s, warmup = -1;
+
+  app.add_option("--scenario", scenario_s, "stats-lock (the MySQL incident) or hot-page (SQL Server hot page)")
+      ->capture_default_str();
+  app.add_option("--lock", w.lock.lock,
+                 "lock under test (--list-locks); default hybrid_mutex (stats-lock), sx_lock (hot-page)");
+  auto* o_policy = app.add_option("--policy", policy_s, "wait policy: innodb, time, exp_backoff, no_backoff");
+  auto* o_delay = app.add_option("--spin-wait-delay", delay, "innodb/time: delay per round is [0, this) units (6)");
+  auto* o_mult = app.add_option("--pause-multiplier", mult, "innodb: relaxes per delay unit (50)");
+  auto* o_loops = app.add_option("--spin-loops", loops, "spin rounds before yield and park (innodb/time 30)");
+  auto* o_unit = app.add_option("--delay-unit-ns", unit, "time policy: one delay unit in ns (200); implies --policy time");
+  auto* o_relax = app.add_option("--relax-ns", w.relax_ns, "emulate a relax instruction of this many ns");
+  auto* o_cpu = app.add_option("--cpu-model", cpu_s,
+                               "emulate this CPU's relax: broadwell (10 cycles at 3 GHz), skylake (140), native");
+  o_relax->excludes(o_cpu);
+  app.add_option("--threads", w.threads, "worker threads (default 12.5 per CPU, the incident's 100 on 8 cores)");
+  app.add_option("--fanout", w.fanout, "sub-queries per request (stats-lock 256, as in the incident; hot-page 1)");
+  app.add_option("--clients", w.clients, "closed-loop clients (stats-lock 1: one burst at a time; hot-page 100 users)");
+  app.add_option("--duration", duration, "seconds per run, warm-up included")->capture_default_str();
+  app.add_option("--warmup", warmup, "seconds not measured at the start (default min(1, duration/5))");
+  app.add_option("--seed", w.seed, "seed of the workload's and the spin jitter's generators")->capture_default_str();
+  app.add_option("--work-before-ns", w.work_before_ns, "CPU work before taking the latch")->capture_default_str();
+  app.add_option("--cs-ns", w.cs_ns, "critical section: CPU work while holding the latch")->capture_default_str();
+  app.add_option("--work-after-ns", w.work_after_ns, "CPU work after releasing the latch")->capture_default_str();
+  app.add_option("--inserts", w.inserts, "hot-page: inserts per transaction (last page, X)")->capture_default_str();
+  app.add_option("--updates", w.updates, "hot-page: updates per transaction (random page, X)")->capture_default_str();
+  app.add_option("--selects", w.selects, "hot-page: selects per transaction (random page, S)")->capture_default_str();
+  app.add_option("--rows-per-page", w.rows_per_page, "hot-page: inserts before the last page moves on")
+      ->capture_default_str();
+  app.add_option("--pages", w.pages, "hot-page: pages (each with its own latch)")->capture_default_str();
+  app.add_option("--sample-ms", w.sample_ms, "running-thread sampling period")->capture_default_str();
+  app.add_option("--json", o.json_path, "write the run(s) as JSON to this file (- for stdout)");
+  app.add_option("--csv", o.csv_path, "write the run(s) as CSV to this file (- for stdout)");
+  app.add_option("--png", o.png_path, "sweep: write the plot here (needs gnuplot)");
+  app.add_option("--out-dir", o.out_dir, "sweep: directory for sweep-<scenario>.{csv,json,png} not named otherwise");
+  auto* o_sweep = app.add_flag("--sweep", o.sweep,
+                               "spin_wait_delay x emulated CPU with the innodb policy, plus the time policy per CPU");
+  std::string delays_s;
+  auto* o_sd = app.add_option("--sweep-delays", delays_s, "sweep: spin_wait_delay values (0,1,2,4,6,10,20,30,50)");
+  auto* o_sc = app.add_option("--sweep-cpus", sweep_cpus_s, "sweep: emulated CPUs (broadwell,skylake,native)");
+  auto* o_su = app.add_option("--sweep-unit-ns", o.sweep_opts.unit_ns, "sweep: the time policy's delay_unit_ns (200)");
+  auto* o_sr = app.add_option("--repeat", o.sweep_opts.repeat, "sweep: runs per point (the plot uses the median)");
+  for (auto* opt : {o_sd, o_sc, o_su, o_sr}) opt->needs(o_sweep);
+  app.add_flag("--quiet", o.quiet, "print no per-run summary");
+  app.add_flag("--list-locks", o.list_locks, "list the locks and their policies, then exit");
+
+  std::ostringstream help, err;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    out.exit_code = app.exit(e, help, err);
+    if (out.exit_code == 0) {
+      out.message = help.str();
+    } else {
+      out.exit_code = 2;
+      out.message = std::string("spinwise-stress: error: ") + e.what() + "\n(spinwise-stress --help lists the flags)\n";
+    }
+    return out;
+  }
+  if (o.list_locks) {
+    out.message = list_locks_text();
+    return out;
+  }
+
+  try {
+    if (!parse_scenario(scenario_s, w.sc)) {
+      throw std::invalid_argument("--scenario must be stats-lock or hot-page, not '" + scenario_s + "'");
+    }
+    if (!policy_s.empty()) {
+      policy_kind p{};
+      if (!parse_policy(policy_s, p)) {
+        throw std::invalid_argument("--policy must be innodb, time, exp_backoff or no_backoff, not '" + policy_s + "'");
+      }
+      w.lock.policy = p;
+    }
+    if (o_unit->count() > 0) {
+      if (w.lock.policy && *w.lock.policy != policy_kind::time) {
+        throw std::invalid_argument("--delay-unit-ns belongs to --policy time, not " +
+                                    std::string(to_string(*w.lock.policy)));
+      }
+      w.lock.policy = policy_kind::time;
+      w.lock.delay_unit_ns = unit;
+    }
+    if (o_delay->count() > 0) w.lock.spin_wait_delay = delay;
+    if (o_mult->count() > 0) w.lock.pause_multiplier = mult;
+    if (o_loops->count() > 0) w.lock.spin_loops = loops;
+    if (o_cpu->count() > 0 && !parse_cpu_model(cpu_s, w.cpu)) {
+      throw std::invalid_argument("--cpu-model must be broadwell, skylake or native, not '" + cpu_s + "'");
+    }
+    if (o_relax->count() > 0) w.cpu = cpu_model::custom;
+    w.duration_s = duration;
+    w.warmup_s = warmup;
+    if (w.threads == 0 && app.count("--threads") > 0) throw std::invalid_argument("--threads must be at least 1");
+    if (w.clients == 0 && app.count("--clients") > 0) throw std::invalid_argument("--clients must be at least 1");
+    if (w.fanout == 0 && app.count("--fanout") > 0) throw std::invalid_argument("--fanout must be at least 1");
+
+    if (o.sweep) {
+      for (auto* opt : {o_delay, o_cpu, o_relax, o_policy, o_unit}) {
+        if (opt->count() > 0) {
+          throw std::invalid_argument(opt->get_name() +
+                                      " is set by --sweep (use --sweep-delays, --sweep-cpus, --sweep-unit-ns)");
+        }
+      }
+      if (o_sd->count() > 0) {
+        o.sweep_opts.delays.clear();
+        std::stringstream ss(delays_s);
+        for (std::string item; std::getline(ss, item, ',');) {
+          std::size_t used = 0;
+          unsigned long v = 0;
+          try {
+            v = std::stoul(item, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used == 0 || used != item.size() || v > 1000) {
+            throw std::invalid_argument("--sweep-delays takes comma-separated integers in 0..1000, not '" + item + "'");
+          }
+          o.sweep_opts.delays.push_back(static_cast<std::uint32_t>(v));
+        }
+        if (o.sweep_opts.delays.empty()) throw std::invalid_argument("--sweep-delays is empty");
+      }
+      if (o_sc->count() > 0) {
+        o.sweep_opts.cpus.clear();
+        std::stringstream ss(sweep_cpus_s);
+        for (std::string item; std::getline(ss, item, ',');) {
+          cpu_model m{};
+          if (!parse_cpu_model(item, m)) {
+            throw std::invalid_argument("--sweep-cpus takes broadwell, skylake, native; not '" + item + "'");
+          }
+          o.sweep_opts.cpus.push_back(m);
+        }
+        if (o.sweep_opts.cpus.empty()) throw std::invalid_argument("--sweep-cpus is empty");
+      }
+      if (o.sweep_opts.unit_ns < 1 || o.sweep_opts.unit_ns > 10000) {
+        throw std::invalid_argument("--sweep-unit-ns must be in 1..10000");
+      }
+      if (o.sweep_opts.repeat < 1 || o.sweep_opts.repeat > 100) throw std::invalid_argument("--repeat must be in 1..100");
+      workload_config probe = w;
+      if (probe.lock.lock.empty()) probe.lock.lock = std::string(default_lock(w.sc));
+      const lock_info* li = find_lock(probe.lock.lock);
+      if (li != nullptr && !li->spinwise) {
+        throw std::invalid_argument("--sweep needs a spinwise lock (one with the innodb and time policies), not " +
+                                    probe.lock.lock);
+      }
+      probe.lock.policy = policy_kind::innodb;
+      probe = resolve(probe);
+      apply_knobs(probe.lock);  // --pause-multiplier / --spin-loops range errors now
+      w.lock.lock = probe.lock.lock;
+    } else if (!o.png_path.empty() || !o.out_dir.empty()) {
+      throw std::invalid_argument(std::string(o.png_path.empty() ? "--out-dir" : "--png") + " needs --sweep");
+    }
+    w = resolve(w);
+    if (!o.sweep) apply_knobs(w.lock);  // range errors now, before any thread starts
+  } catch (const std::invalid_argument& e) {
+    out.exit_code = 2;
+    out.message = std::string("spinwise-stress: error: ") + e.what() + "\n";
+    return out;
+  }
+  out.run = true;
+  return out;
+}
+
+}  // namespace spinwise::stress

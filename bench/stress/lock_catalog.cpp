@@ -1,0 +1,285 @@
+#include "lock_catalog.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <stdexcept>
+
+#include "emulated_relaxer.hpp"
+#include "spinwise/arch.hpp"
+#include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/thread_annotations.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/mcs_mutex.hpp"
+#include "spinwise/rw_spinlock.hpp"
+#include "spinwise/sx_lock.hpp"
+#include "spinwise/tas_mutex.hpp"
+#include "spinwise/ticket_mutex.hpp"
+#include "spinwise/ttas_mutex.hpp"
+#include "spinwise/wait_policy.hpp"
+
+namespace spinwise::stress {
+
+std::string_view to_string(policy_kind p) noexcept {
+  switch (p) {
+    case policy_kind::innodb: return "innodb";
+    case policy_kind::time: return "time";
+    case policy_kind::exp_backoff: return "exp_backoff";
+    case policy_kind::no_backoff: return "no_backoff";
+    case policy_kind::none: return "none";
+  }
+  return "unknown";
+}
+
+bool parse_policy(std::string_view s, policy_kind& out) noexcept {
+  for (policy_kind p : {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff, policy_kind::no_backoff}) {
+    if (to_string(p) == s) {
+      out = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// The stress locks' own knobs: setting them leaves the process-wide values alone.
+struct stress_tag {};
+
+using innodb_p = innodb_policy<stress_tag, emulated_relaxer>;
+using time_p = time_policy<stress_tag, emulated_relaxer>;
+using exp_p = exp_backoff_policy<stress_tag, emulated_relaxer>;
+using none_p = no_backoff_policy<emulated_relaxer, stress_tag>;
+
+// A policy that counts what the locks do with it: each waiter built is a spin episode (the lock
+// was busy), and the first is_completed() that answers true is a spent budget, after which every
+// spinwise lock yields and, for the hybrid ones (hybrid_mutex, hybrid_shared_mutex, sx_lock),
+// parks on a futex unless the lock came free in between. So for those, spent budgets are the
+// parks (InnoDB's "OS waits"), counted at the decision to park, as InnoDB counts them.
+template <class Inner>
+struct counted : Inner {
+  class waiter : public Inner::waiter {
+   public:
+    waiter() noexcept { note_spin_episode(); }
+    bool is_completed() const noexcept {
+      const bool done = Inner::waiter::is_completed();
+      if (done && !reported_) {
+        reported_ = true;
+        note_budget_spent();
+      }
+      return done;
+    }
+
+   private:
+    mutable bool reported_ = false;
+  };
+};
+
+template <class L>
+struct alignas(kCacheLinePad) padded {
+  L lock;
+};
+
+// Type erasure hands a held latch from one call to the next, which Clang's thread-safety analysis
+// cannot follow: the workload pairs every acquire with its release itself (workload.cpp).
+#define STRESS_UNCHECKED SPINWISE_NO_THREAD_SAFETY_ANALYSIS
+
+template <class L, bool Shared>
+class latch_array final : public latch_set {
+ public:
+  explicit latch_array(std::size_t n) : n_(n), latches_(new padded<L>[n]) {}
+  std::size_t size() const noexcept override { return n_; }
+  bool shared_capable() const noexcept override { return Shared; }
+  bool try_lock(std::size_t i) noexcept override STRESS_UNCHECKED { return latches_[i].lock.try_lock(); }
+  void lock(std::size_t i) noexcept override STRESS_UNCHECKED { latches_[i].lock.lock(); }
+  void unlock(std::size_t i) noexcept override STRESS_UNCHECKED { latches_[i].lock.unlock(); }
+  bool try_lock_shared(std::size_t i) noexcept override STRESS_UNCHECKED {
+    if constexpr (Shared) {
+      return latches_[i].lock.try_lock_shared();
+    } else {
+      return latches_[i].lock.try_lock();
+    }
+  }
+  void lock_shared(std::size_t i) noexcept override STRESS_UNCHECKED {
+    if constexpr (Shared) {
+      latches_[i].lock.lock_shared();
+    } else {
+      latches_[i].lock.lock();
+    }
+  }
+  void unlock_shared(std::size_t i) noexcept override STRESS_UNCHECKED {
+    if constexpr (Shared) {
+      latches_[i].lock.unlock_shared();
+    } else {
+      latches_[i].lock.unlock();
+    }
+  }
+
+ private:
+  std::size_t n_;
+  std::unique_ptr<padded<L>[]> latches_;
+};
+
+template <class L, bool Shared>
+std::unique_ptr<latch_set> make_array(std::size_t n) {
+  return std::make_unique<latch_array<L, Shared>>(n);
+}
+
+// One spinwise lock template over the four policies.
+template <template <class> class Lock, bool Shared>
+std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
+  switch (p) {
+    case policy_kind::innodb: return make_array<Lock<counted<innodb_p>>, Shared>(n);
+    case policy_kind::time: return make_array<Lock<counted<time_p>>, Shared>(n);
+    case policy_kind::exp_backoff: return make_array<Lock<counted<exp_p>>, Shared>(n);
+    case policy_kind::no_backoff: return make_array<Lock<counted<none_p>>, Shared>(n);
+    case policy_kind::none: break;
+  }
+  throw std::invalid_argument("internal: a spinwise lock without a policy");
+}
+
+using factory = std::unique_ptr<latch_set> (*)(policy_kind, std::size_t);
+
+struct entry {
+  lock_info info;
+  factory make;
+};
+
+// innodb first (the incident's policy) except for the FIFO locks: a ticket or MCS waiter cannot
+// overtake, so a randomized delay only postpones every turn behind it (no_backoff_policy.hpp).
+const std::vector<policy_kind> kInnodbFirst = {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff,
+                                               policy_kind::no_backoff};
+const std::vector<policy_kind> kNoBackoffFirst = {policy_kind::no_backoff, policy_kind::innodb, policy_kind::time,
+                                                  policy_kind::exp_backoff};
+
+const std::vector<entry>& entries() {
+  static const std::vector<entry> e = {
+      {{"hybrid_mutex", true, false, true, kInnodbFirst}, &make_spinwise<hybrid_mutex_t, false>},
+      {{"ttas_mutex", true, false, false, kInnodbFirst}, &make_spinwise<ttas_mutex_t, false>},
+      {{"tas_mutex", true, false, false, kInnodbFirst}, &make_spinwise<tas_mutex_t, false>},
+      {{"ticket_mutex", true, false, false, kNoBackoffFirst}, &make_spinwise<ticket_mutex_t, false>},
+      {{"mcs_mutex", true, false, false, kNoBackoffFirst}, &make_spinwise<mcs_mutex_t, false>},
+      {{"rw_spinlock", true, true, false, kInnodbFirst}, &make_spinwise<rw_spinlock_t, true>},
+      {{"hybrid_shared_mutex", true, true, true, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_t, true>},
+      {{"sx_lock", true, true, true, kInnodbFirst}, &make_spinwise<sx_lock_t, true>},
+      {{"std::mutex", false, false, true, {policy_kind::none}},
+       [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }},
+      {{"std::shared_mutex", false, true, true, {policy_kind::none}},
+       [](policy_kind, std::size_t n) { return make_array<std::shared_mutex, true>(n); }},
+  };
+  return e;
+}
+
+}  // namespace
+
+const std::vector<lock_info>& lock_catalog() {
+  static const std::vector<lock_info> v = [] {
+    std::vector<lock_info> out;
+    for (const entry& e : entries()) out.push_back(e.info);
+    return out;
+  }();
+  return v;
+}
+
+const lock_info* find_lock(std::string_view name) {
+  for (const lock_info& i : lock_catalog()) {
+    if (i.name == name) return &i;
+  }
+  return nullptr;
+}
+
+policy_kind resolve_policy(const lock_choice& c) {
+  const lock_info* info = find_lock(c.lock);
+  if (info == nullptr) {
+    std::string known;
+    for (const lock_info& i : lock_catalog()) known += (known.empty() ? "" : ", ") + i.name;
+    throw std::invalid_argument("unknown lock '" + c.lock + "' (known: " + known + ")");
+  }
+  const policy_kind p = c.policy.value_or(info->policies.front());
+  if (std::find(info->policies.begin(), info->policies.end(), p) == info->policies.end()) {
+    throw std::invalid_argument(c.lock + " has no wait policy '" + std::string(to_string(p)) + "'" +
+                                (info->spinwise ? "" : " (it is a reference lock without policies)"));
+  }
+  const auto reject = [&](const std::optional<std::uint32_t>& v, const char* flag, const char* which) {
+    if (v) {
+      throw std::invalid_argument(std::string(flag) + " applies to " + which + ", not to " + c.lock +
+                                  (p == policy_kind::none ? "" : " with the " + std::string(to_string(p)) + " policy"));
+    }
+  };
+  const bool innodb = p == policy_kind::innodb, time = p == policy_kind::time;
+  if (!innodb && !time) reject(c.spin_wait_delay, "--spin-wait-delay", "the innodb and time policies");
+  if (!innodb) reject(c.pause_multiplier, "--pause-multiplier", "the innodb policy");
+  if (p == policy_kind::none) reject(c.spin_loops, "--spin-loops", "spinwise locks");
+  if (!time) reject(c.delay_unit_ns, "--delay-unit-ns", "the time policy");
+  return p;
+}
+
+void apply_knobs(const lock_choice& c) {
+  const policy_kind p = resolve_policy(c);
+  const auto check = [](knob_status s) {
+    if (!s.ok()) throw std::invalid_argument(s.message());
+  };
+  switch (p) {
+    case policy_kind::innodb: {
+      innodb_settings s;
+      s.spin_wait_delay = c.spin_wait_delay.value_or(s.spin_wait_delay);
+      s.pause_multiplier = c.pause_multiplier.value_or(s.pause_multiplier);
+      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
+      check(innodb_p::set(s));
+      break;
+    }
+    case policy_kind::time: {
+      time_settings s;
+      s.spin_wait_delay = c.spin_wait_delay.value_or(s.spin_wait_delay);
+      s.delay_unit_ns = c.delay_unit_ns.value_or(s.delay_unit_ns);
+      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
+      check(time_p::set(s));
+      break;
+    }
+    case policy_kind::exp_backoff: {
+      exp_backoff_settings s;
+      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
+      check(exp_p::set(s));
+      break;
+    }
+    case policy_kind::no_backoff: {
+      no_backoff_settings s;
+      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
+      check(none_p::set(s));
+      break;
+    }
+    case policy_kind::none: break;
+  }
+}
+
+std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p) {
+  switch (p) {
+    case policy_kind::innodb: {
+      const innodb_settings s = innodb_p::current();
+      return {{"spin_wait_delay", s.spin_wait_delay}, {"pause_multiplier", s.pause_multiplier},
+              {"spin_loops", s.spin_loops}};
+    }
+    case policy_kind::time: {
+      const time_settings s = time_p::current();
+      return {{"spin_wait_delay", s.spin_wait_delay}, {"delay_unit_ns", s.delay_unit_ns}, {"spin_loops", s.spin_loops}};
+    }
+    case policy_kind::exp_backoff: {
+      const exp_backoff_settings s = exp_p::current();
+      return {{"min_delay_ns", s.min_delay_ns}, {"max_delay_ns", s.max_delay_ns}, {"spin_loops", s.spin_loops}};
+    }
+    case policy_kind::no_backoff: return {{"spin_loops", no_backoff_settings{none_p::current()}.spin_loops}};
+    case policy_kind::none: break;
+  }
+  return {};
+}
+
+std::unique_ptr<latch_set> make_latch_set(const lock_choice& c, std::size_t n) {
+  const policy_kind p = resolve_policy(c);
+  for (const entry& e : entries()) {
+    if (e.info.name == c.lock) return e.make(p, n);
+  }
+  throw std::invalid_argument("unknown lock '" + c.lock + "'");
+}
+
+}  // namespace spinwise::stress

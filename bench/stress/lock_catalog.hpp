@@ -1,0 +1,74 @@
+#pragma once
+// The locks spinwise-stress can put under load, chosen by name at run time.
+//
+// Every spinwise lock is instantiated with the stress Tag (its knobs are set without touching
+// the process-wide ones) and the emulated relaxer (so the spin delay is the emulated CPU's and is
+// timed), wrapped in a policy that counts spin episodes and spent budgets (parks, for the locks
+// that park). std::mutex and std::shared_mutex are the references: they have no policy, and
+// their parks are not counted (voluntary context switches show them).
+//
+// A latch_set is N latches of one type behind one virtual call per operation: a few ns against
+// critical sections and work measured in microseconds, and the workload is compiled once instead
+// of once per lock type.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spinwise::stress {
+
+enum class policy_kind : std::uint8_t { innodb, time, exp_backoff, no_backoff, none };
+
+std::string_view to_string(policy_kind p) noexcept;
+bool parse_policy(std::string_view s, policy_kind& out) noexcept;
+
+struct lock_info {
+  std::string name;
+  bool spinwise = false;  // has a wait policy (and class statistics)
+  bool shared = false;    // has lock_shared (readers take it shared)
+  bool parks = false;     // sleeps in the kernel once its spin budget is spent (else yields)
+  std::vector<policy_kind> policies;  // the first one is the lock's default
+};
+const std::vector<lock_info>& lock_catalog();
+const lock_info* find_lock(std::string_view name);
+
+// The lock under test and its knobs; unset knobs keep the policy's documented defaults.
+struct lock_choice {
+  std::string lock;  // empty: the scenario's default (workload.hpp default_lock)
+  std::optional<policy_kind> policy;  // unset: the lock's default policy
+  std::optional<std::uint32_t> spin_wait_delay, pause_multiplier, spin_loops, delay_unit_ns;
+};
+
+// The policy a choice resolves to (none for the std locks). Throws std::invalid_argument for an
+// unknown lock, a policy the lock does not take, or a knob its policy does not have.
+policy_kind resolve_policy(const lock_choice& c);
+
+// Sets the stress Tag's knobs to exactly `c`'s (defaults for unset ones), all or nothing.
+// Throws std::invalid_argument with the policy's message for an out-of-range value.
+void apply_knobs(const lock_choice& c);
+
+// The knob values the stress locks use now, by name, for the resolved policy.
+std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p);
+
+class latch_set {
+ public:
+  virtual ~latch_set() = default;
+  virtual std::size_t size() const noexcept = 0;
+  virtual bool shared_capable() const noexcept = 0;
+  virtual bool try_lock(std::size_t i) noexcept = 0;
+  virtual void lock(std::size_t i) noexcept = 0;
+  virtual void unlock(std::size_t i) noexcept = 0;
+  // Exclusive-only locks take these exclusively.
+  virtual bool try_lock_shared(std::size_t i) noexcept = 0;
+  virtual void lock_shared(std::size_t i) noexcept = 0;
+  virtual void unlock_shared(std::size_t i) noexcept = 0;
+};
+
+// `n` latches of the chosen lock. Throws std::invalid_argument as resolve_policy does.
+std::unique_ptr<latch_set> make_latch_set(const lock_choice& c, std::size_t n);
+
+}  // namespace spinwise::stress

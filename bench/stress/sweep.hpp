@@ -1,0 +1,41 @@
+#pragma once
+// --sweep: the incident's knob against the CPU generation.
+//
+// For every emulated CPU, spin_wait_delay in {0, 1, 2, 4, 6, 10, 20, 30, 50} with the innodb
+// policy (delay in relax instructions, as MySQL), then the time policy at one delay_unit_ns
+// (delay in ns). Each point runs `repeat` times; the table lists every run, the CSV and JSON
+// hold every run, and the plot shows the median per point: requests/s, p99 request RT and the
+// spin share of process CPU against spin_wait_delay, one line per CPU, the time policy as one
+// marker per CPU at its spin_wait_delay.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "workload.hpp"
+
+namespace spinwise::stress {
+
+struct sweep_point {
+  cpu_model cpu = cpu_model::native;
+  policy_kind policy = policy_kind::innodb;
+  std::uint32_t delay = 0;
+  std::uint32_t unit_ns = 0;  // time policy only
+};
+
+std::vector<sweep_point> sweep_points(const sweep_options& s);
+workload_config point_config(const workload_config& base, const sweep_point& p);
+
+// Runs every point `repeat` times, printing a table row per run to `table` as it finishes.
+std::vector<run_result> run_sweep(const workload_config& base, const sweep_options& s, std::ostream& table);
+
+// The gnuplot script that draws `runs` into `png_path` (medians over repeats).
+std::string gnuplot_script(const std::vector<run_result>& runs, const std::string& png_path,
+                           const std::string& title);
+
+// Writes the script next to the PNG (same name, .gp) and runs gnuplot on it. Returns "" on
+// success, else why not (gnuplot missing, or failing).
+std::string render_png(const std::vector<run_result>& runs, const std::string& png_path, const std::string& title);
+
+}  // namespace spinwise::stress

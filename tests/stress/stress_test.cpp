@@ -1,0 +1,520 @@
+// spinwise-stress's engine, in-process: the workload's accounting, both scenarios on every lock,
+// the emulated relaxer and its timing, the command line, and the JSON / CSV / plot outputs.
+//
+// Runs are bounded in time (a fraction of a second, times SPINWISE_TEST_SCALE) and small (a few
+// threads, short fan-outs), so they fit TSan and qemu; each asserts that it did work. Nothing here
+// asserts a timing.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "emulated_relaxer.hpp"
+#include "histogram.hpp"
+#include "lock_catalog.hpp"
+#include "report.hpp"
+#include "running_monitor.hpp"
+#include "sweep.hpp"
+#include "workload.hpp"
+
+namespace st = spinwise::stress;
+
+namespace {
+
+double scale() {
+  const char* s = std::getenv("SPINWISE_TEST_SCALE");
+  const double v = s != nullptr ? std::atof(s) : 1.0;
+  return v > 0 ? v : 1.0;
+}
+
+// A small run: few threads, short fan-out, well under a second.
+st::workload_config small(st::scenario sc = st::scenario::stats_lock) {
+  st::workload_config c;
+  c.sc = sc;
+  c.threads = 4;
+  c.clients = 3;
+  c.fanout = sc == st::scenario::stats_lock ? 24 : 1;
+  c.duration_s = std::max(0.2, 0.6 * scale());
+  c.warmup_s = c.duration_s / 4;
+  c.work_before_ns = 1000;
+  c.cs_ns = 500;
+  c.work_after_ns = 1000;
+  c.pages = 16;
+  c.rows_per_page = 4;
+  c.sample_ms = 5;
+  c.verify = true;
+  return c;
+}
+
+// Every run, whatever it measured: the accounting closes and the protected data agrees.
+void expect_sound(const st::run_result& r) {
+  EXPECT_EQ(r.double_executed, 0u) << "a sub-query index ran twice";
+  EXPECT_EQ(r.missing, 0u) << "a completed request lacked a sub-query";
+  EXPECT_EQ(r.exclusion_errors, 0u) << "the latch let two writers in";
+  EXPECT_EQ(r.subqueries_executed_all,
+            static_cast<std::uint64_t>(r.config.fanout) * r.requests_completed_all + r.subqueries_in_cut_requests)
+      << "sub-queries executed do not add up to fan-out x completed requests + the cut-off remainder";
+  EXPECT_LE(r.requests_completed_all, r.requests_issued);
+  EXPECT_GE(r.requests_issued, r.requests_completed_all);
+  EXPECT_LE(r.requests_issued - r.requests_completed_all, r.config.clients) << "more than one request per client open";
+}
+
+st::parse_outcome parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "spinwise-stress");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return st::parse_cli(static_cast<int>(argv.size()), argv.data());
+}
+
+}  // namespace
+
+// --- the histogram behind every percentile ---------------------------------------------------
+
+// Guards against percentiles off by a bucket (or by the exact/log boundary at 64).
+TEST(StressHistogram, ExactBelow64AndWithin3PercentAbove) {
+  st::latency_histogram h;
+  for (std::uint64_t v = 1; v <= 100; ++v) h.record(v);
+  EXPECT_EQ(h.count(), 100u);
+  EXPECT_EQ(h.percentile(50), 50u);
+  EXPECT_EQ(h.min(), 1u);
+  EXPECT_EQ(h.max(), 100u);
+  EXPECT_EQ(h.percentile(100), 100u);
+  EXPECT_DOUBLE_EQ(h.mean(), 50.5);
+
+  st::latency_histogram big;
+  for (std::uint64_t v = 1000; v < 1'001'000; v += 1000) big.record(v);
+  for (double p : {10.0, 50.0, 90.0, 99.0, 99.9}) {
+    const double exact = 1000.0 * std::ceil(p / 100.0 * 1000.0);
+    const double got = static_cast<double>(big.percentile(p));
+    EXPECT_GE(got, exact) << p;
+    EXPECT_LE(got, exact * 1.033) << p;
+  }
+  for (std::size_t i = 0; i + 1 < st::latency_histogram::kBuckets; ++i) {
+    ASSERT_EQ(st::latency_histogram::index(st::latency_histogram::upper_bound(i)), i);
+    ASSERT_EQ(st::latency_histogram::index(st::latency_histogram::upper_bound(i) + 1), i + 1);
+  }
+}
+
+TEST(StressHistogram, MergeAndEmpty) {
+  st::latency_histogram a, b, e;
+  EXPECT_EQ(e.percentile(99), 0u);
+  EXPECT_EQ(e.min(), 0u);
+  a.record(10);
+  b.record(1'000'000);
+  a.merge(b);
+  a.merge(e);
+  EXPECT_EQ(a.count(), 2u);
+  EXPECT_EQ(a.min(), 10u);
+  EXPECT_EQ(a.max(), 1'000'000u);
+  EXPECT_EQ(a.percentile(50), 10u);
+  EXPECT_EQ(a.percentile(99.9), 1'000'000u);
+}
+
+// --- the emulated relax ------------------------------------------------------------------------
+
+// Guards against an emulation that splits its time wrongly between native relaxes and the loop.
+TEST(StressRelaxer, PlansAddUpToTheTarget) {
+  const st::relax_calibration& cal = st::calibration();
+  ASSERT_GT(cal.native_relax_ns, 0.0);
+  ASSERT_GT(cal.loop_iter_ns, 0.0);
+  ASSERT_GT(cal.counter_hz, 0.0);
+  for (st::cpu_model m : {st::cpu_model::broadwell, st::cpu_model::skylake}) {
+    const st::relax_plan p = st::make_plan(m);
+    const double target = m == st::cpu_model::broadwell ? st::kBroadwellRelaxNs : st::kSkylakeRelaxNs;
+    EXPECT_DOUBLE_EQ(p.target_ns, target);
+    const double planned = p.native_per_relax * cal.native_relax_ns + p.loop_per_relax_q10 / 1024.0 * cal.loop_iter_ns;
+    EXPECT_NEAR(planned, target, cal.loop_iter_ns) << st::to_string(m);
+    // Shorter than this CPU's relax: loop only; longer: whole native relaxes plus a remainder.
+    if (target < cal.native_relax_ns) {
+      EXPECT_EQ(p.native_per_relax, 0u);
+    } else {
+      EXPECT_EQ(p.native_per_relax, static_cast<std::uint32_t>(target / cal.native_relax_ns));
+    }
+  }
+  EXPECT_EQ(st::make_plan(st::cpu_model::native).native_per_relax, 0u);
+  EXPECT_DOUBLE_EQ(st::make_plan(st::cpu_model::native).target_ns, cal.native_relax_ns);
+  EXPECT_DOUBLE_EQ(st::make_plan(st::cpu_model::custom, 25.0).target_ns, 25.0);
+  EXPECT_THROW(st::make_plan(st::cpu_model::custom, 0.0), std::invalid_argument);
+  EXPECT_THROW(st::make_plan(st::cpu_model::custom, 1e6), std::invalid_argument);
+}
+
+// Guards against delay loops that go unaccounted (the spin share would read 0%).
+TEST(StressRelaxer, EveryDelayLoopIsTimedOnItsThread) {
+  st::emulated_relaxer::configure(st::make_plan(st::cpu_model::skylake));
+  EXPECT_DOUBLE_EQ(st::emulated_relaxer::relax_ns(), st::kSkylakeRelaxNs);
+  const st::spin_totals a = st::spin_snapshot();
+  st::emulated_relaxer::relax_n(100);
+  st::emulated_relaxer::relax_n(0);
+  st::emulated_relaxer::relax_n(7);
+  const st::spin_totals b = st::spin_snapshot();
+  EXPECT_EQ(b.calls - a.calls, 2u);
+  EXPECT_EQ(b.zero_calls - a.zero_calls, 1u);
+  EXPECT_EQ(b.relaxes - a.relaxes, 107u);
+  EXPECT_GT(b.ticks, a.ticks);
+  EXPECT_GT(st::emulated_relaxer::measure_achieved_ns(1000), 0.0);
+  st::emulated_relaxer::configure(st::make_plan(st::cpu_model::native));
+}
+
+// --- the workload ------------------------------------------------------------------------------
+
+// Guards against lost or doubled sub-queries and requests completing before their fan-out.
+TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
+  const st::run_result r = st::run_workload(small());
+  expect_sound(r);
+  EXPECT_GT(r.requests, 0u) << "no request completed in the window";
+  EXPECT_EQ(r.request_rt.count, r.requests);
+  EXPECT_GE(r.subqueries, r.requests * r.config.fanout - r.config.fanout * r.config.clients);
+  EXPECT_EQ(r.subquery_rt.count, r.subqueries);
+  EXPECT_EQ(r.acquisitions, r.subqueries) << "one latch acquisition per sub-query";
+  EXPECT_GT(r.requests_per_s, 0.0);
+  EXPECT_GE(r.request_rt.p99_ns, r.request_rt.p50_ns);
+  EXPECT_GE(r.request_rt.max_ns, r.request_rt.p999_ns);
+  EXPECT_LE(r.window_s, r.config.duration_s);
+  EXPECT_LT(r.total_s, r.config.duration_s + 5.0) << "the run did not end on its own";
+}
+
+// Guards against a fan-out of one (the hot-page shape) or many clients breaking the hand-back.
+TEST(StressWorkload, HotPageLatchesTheLastPage) {
+  st::workload_config c = small(st::scenario::hot_page);
+  c.clients = 8;
+  const st::run_result r = st::run_workload(c);
+  expect_sound(r);
+  EXPECT_GT(r.requests, 0u);
+  EXPECT_GT(r.inserts, 0u);
+  EXPECT_GT(r.updates, 0u);
+  EXPECT_GT(r.selects, 0u);
+  EXPECT_EQ(r.acquisitions, r.inserts + r.updates + r.selects);
+  EXPECT_EQ(r.latch_waits, r.insert_waits + r.update_waits + r.select_waits);
+  EXPECT_EQ(r.config.lock.lock, "sx_lock");
+}
+
+// Every lock the tool offers, in both scenarios: it runs, does work, and keeps the data whole.
+// Guards against a catalog entry wired to the wrong operations (shared vs exclusive).
+TEST(StressWorkload, EveryLockInBothScenarios) {
+  for (const st::lock_info& li : st::lock_catalog()) {
+    for (st::scenario sc : {st::scenario::stats_lock, st::scenario::hot_page}) {
+      st::workload_config c = small(sc);
+      c.lock.lock = li.name;
+      c.duration_s = 0.1;  // 20 runs: keep the test near two seconds at any scale
+      c.warmup_s = 0.02;
+      SCOPED_TRACE(li.name + " " + std::string(st::to_string(sc)));
+      const st::run_result r = st::run_workload(c);
+      expect_sound(r);
+      EXPECT_GT(r.subqueries_executed_all, 0u);
+      EXPECT_EQ(r.counted, li.spinwise);
+    }
+  }
+}
+
+// Guards against the emulated relaxer not being the one the locks spin with: a long critical
+// section and no outside work make waiters spin, and the delay loops must show up.
+TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
+  st::workload_config c = small();
+  c.work_before_ns = 0;
+  c.work_after_ns = 0;
+  c.cs_ns = 20000;
+  c.cpu = st::cpu_model::skylake;
+  const st::run_result r = st::run_workload(c);
+  expect_sound(r);
+  EXPECT_GT(r.latch_waits, 0u);
+  EXPECT_GT(r.spin_episodes, 0u);
+  EXPECT_GT(r.spin_rounds + r.zero_rounds, 0u);
+  EXPECT_GT(r.spin_ns, 0.0);
+  EXPECT_GT(r.spin_cpu_share, 0.0);
+  EXPECT_GT(r.process_cpu_ns, 0.0);
+  EXPECT_FALSE(r.semaphores.empty());
+
+  // No spin rounds at all: every wait spends its budget at once and parks.
+  c.lock.spin_loops = 0;
+  const st::run_result p = st::run_workload(c);
+  expect_sound(p);
+  EXPECT_TRUE(p.parking_lock);
+  EXPECT_GT(p.parks, 0u);
+  EXPECT_EQ(p.parks, p.budgets_spent);
+  EXPECT_EQ(p.spin_rounds, 0u) << "spin_loops = 0 must not delay";
+}
+
+// Guards against the time policy converting ns at this CPU's relax instead of the emulated one:
+// the same ns budget must cost about the same number of emulated relaxes x their length.
+TEST(StressWorkload, TimePolicyConvertsAtTheEmulatedLength) {
+  st::workload_config c = small();
+  c.work_before_ns = 0;
+  c.work_after_ns = 0;
+  c.cs_ns = 20000;
+  c.lock.policy = st::policy_kind::time;
+  c.lock.spin_wait_delay = 10;
+  for (st::cpu_model m : {st::cpu_model::broadwell, st::cpu_model::skylake}) {
+    c.cpu = m;
+    const st::run_result r = st::run_workload(c);
+    expect_sound(r);
+    if (r.spin_rounds == 0) continue;  // nobody delayed (possible on an emulator): nothing to check
+    const double mean_delay_ns = static_cast<double>(r.relaxes) * r.emulated_relax_ns / r.spin_rounds;
+    // Each non-zero round waits [1, 10) x 200 ns: a mean between 200 and 1800 ns.
+    EXPECT_GE(mean_delay_ns, 150.0) << st::to_string(m);
+    EXPECT_LE(mean_delay_ns, 1900.0) << st::to_string(m);
+  }
+}
+
+TEST(StressWorkload, ResolveFillsDefaultsAndRejectsNonsense) {
+  st::workload_config c;
+  const st::workload_config r = st::resolve(c);
+  EXPECT_EQ(r.lock.lock, "hybrid_mutex");
+  EXPECT_EQ(r.fanout, 256u);
+  EXPECT_EQ(r.clients, 1u);
+  EXPECT_EQ(r.threads, st::default_threads(st::available_cpus()));
+  EXPECT_EQ(st::default_threads(8), 100u) << "the incident's 100 threads on 8 cores";
+  EXPECT_DOUBLE_EQ(r.warmup_s, 1.0);
+  EXPECT_EQ(st::resolve_policy(r.lock), st::policy_kind::innodb);
+  c.sc = st::scenario::hot_page;
+  EXPECT_EQ(st::resolve(c).lock.lock, "sx_lock");
+  EXPECT_EQ(st::resolve(c).clients, 100u);
+  c.duration_s = 1;
+  c.warmup_s = 1;
+  EXPECT_THROW(st::resolve(c), std::invalid_argument);
+  c.warmup_s = -1;
+  c.inserts = c.updates = c.selects = 0;
+  EXPECT_THROW(st::resolve(c), std::invalid_argument);
+}
+
+// --- the running-thread monitor ------------------------------------------------------------------
+
+// Guards against a /proc parser that misreads the state field (comm may contain ") ").
+TEST(StressMonitor, CountsRunningTasks) {
+  std::atomic<bool> stop{false};
+  std::atomic<bool> spinning{false};
+  // One thread that keeps running, one that sleeps: the monitor must see the first as R.
+  std::thread runner([&] {
+    spinning.store(true);
+    while (!stop.load()) {
+    }
+  });
+  std::thread sleeper([&] {
+    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (!spinning.load()) std::this_thread::yield();
+  const std::vector<int> fds = st::running_monitor::open_task_stats();
+  int most = -1;
+  for (int i = 0; i < 200 && most < 1; ++i) {
+    most = std::max(most, st::running_monitor::count_running(fds));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop.store(true);
+  runner.join();
+  sleeper.join();
+  if (fds.empty()) GTEST_SKIP() << "/proc/self/task is not readable here";
+  EXPECT_GE(fds.size(), 2u);
+  EXPECT_GE(most, 1) << "a spinning thread was never seen running";
+  EXPECT_LE(most, static_cast<int>(fds.size()));
+}
+
+// --- the command line ----------------------------------------------------------------------------
+
+TEST(StressCli, DefaultsAndFlagsReachTheConfig) {
+  st::parse_outcome p = parse({});
+  ASSERT_TRUE(p.run) << p.message;
+  EXPECT_EQ(p.options.workload.sc, st::scenario::stats_lock);
+  EXPECT_EQ(p.options.workload.fanout, 256u);
+  p = parse({"--scenario", "hot-page", "--lock", "hybrid_shared_mutex", "--policy", "time", "--delay-unit-ns", "150",
+             "--spin-wait-delay", "9", "--spin-loops", "12", "--cpu-model", "broadwell", "--threads", "7",
+             "--clients", "5", "--fanout", "3", "--duration", "2.5", "--seed", "42", "--json", "-"});
+  ASSERT_TRUE(p.run) << p.message;
+  const st::workload_config& w = p.options.workload;
+  EXPECT_EQ(w.sc, st::scenario::hot_page);
+  EXPECT_EQ(w.lock.lock, "hybrid_shared_mutex");
+  EXPECT_EQ(*w.lock.policy, st::policy_kind::time);
+  EXPECT_EQ(*w.lock.delay_unit_ns, 150u);
+  EXPECT_EQ(*w.lock.spin_wait_delay, 9u);
+  EXPECT_EQ(*w.lock.spin_loops, 12u);
+  EXPECT_EQ(w.cpu, st::cpu_model::broadwell);
+  EXPECT_EQ(w.threads, 7u);
+  EXPECT_EQ(w.clients, 5u);
+  EXPECT_EQ(w.fanout, 3u);
+  EXPECT_DOUBLE_EQ(w.duration_s, 2.5);
+  EXPECT_EQ(w.seed, 42u);
+  EXPECT_EQ(p.options.json_path, "-");
+  p = parse({"--relax-ns", "33.5"});
+  ASSERT_TRUE(p.run) << p.message;
+  EXPECT_EQ(p.options.workload.cpu, st::cpu_model::custom);
+  EXPECT_DOUBLE_EQ(p.options.workload.relax_ns, 33.5);
+  p = parse({"--help"});
+  EXPECT_FALSE(p.run);
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_NE(p.message.find("--pause-multiplier"), std::string::npos);
+}
+
+// Guards against a bad flag that runs anyway, or fails without saying what was wrong.
+TEST(StressCli, BadFlagsAreRefusedWithTheirName) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus"}, "bogus"},
+      {{"--scenario", "incident"}, "--scenario"},
+      {{"--lock", "futex"}, "unknown lock"},
+      {{"--policy", "adaptive"}, "--policy"},
+      {{"--cpu-model", "zen4"}, "--cpu-model"},
+      {{"--cpu-model", "skylake", "--relax-ns", "10"}, "excludes"},
+      {{"--relax-ns", "0"}, "--relax-ns"},
+      {{"--relax-ns", "-3"}, "--relax-ns"},
+      {{"--spin-wait-delay", "1001"}, "spin_wait_delay must be in 0..1000"},
+      {{"--pause-multiplier", "101"}, "pause_multiplier must be in 1..100"},
+      {{"--spin-loops", "2000000"}, "spin_loops must be in"},
+      {{"--policy", "time", "--delay-unit-ns", "0"}, "delay_unit_ns must be in"},
+      {{"--policy", "innodb", "--delay-unit-ns", "100"}, "--delay-unit-ns belongs to --policy time"},
+      {{"--policy", "time", "--pause-multiplier", "5"}, "--pause-multiplier applies to the innodb policy"},
+      {{"--lock", "std::mutex", "--spin-loops", "3"}, "--spin-loops applies to spinwise locks"},
+      {{"--lock", "std::mutex", "--policy", "innodb"}, "no wait policy"},
+      {{"--lock", "ticket_mutex", "--spin-wait-delay", "4"}, "--spin-wait-delay applies to"},
+      {{"--threads", "0"}, "--threads"},
+      {{"--threads", "x"}, "threads"},
+      {{"--clients", "0"}, "--clients"},
+      {{"--fanout", "0"}, "--fanout"},
+      {{"--duration", "-1"}, "--duration"},
+      {{"--duration", "1", "--warmup", "2"}, "--warmup"},
+      {{"--cs-ns", "-5"}, "--cs-ns"},
+      {{"--pages", "0"}, "--pages"},
+      {{"--inserts", "0", "--updates", "0", "--selects", "0"}, "not all 0"},
+      {{"--sample-ms", "0"}, "--sample-ms"},
+      {{"--png", "a.png"}, "--png needs --sweep"},
+      {{"--repeat", "3"}, "--sweep"},
+      {{"--sweep", "--cpu-model", "skylake"}, "is set by --sweep"},
+      {{"--sweep", "--sweep-delays", "1,x"}, "--sweep-delays"},
+      {{"--sweep", "--sweep-delays", "2000"}, "--sweep-delays"},
+      {{"--sweep", "--sweep-cpus", "skylake,zen"}, "--sweep-cpus"},
+      {{"--sweep", "--lock", "std::mutex"}, "--sweep needs a spinwise lock"},
+      {{"--sweep", "--repeat", "0"}, "--repeat"},
+  };
+  for (const auto& [args, needle] : cases) {
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    const st::parse_outcome p = parse(args);
+    EXPECT_FALSE(p.run) << joined;
+    EXPECT_EQ(p.exit_code, 2) << joined;
+    EXPECT_NE(p.message.find("error"), std::string::npos) << joined << ": " << p.message;
+    EXPECT_NE(p.message.find(needle), std::string::npos) << joined << ": " << p.message;
+  }
+}
+
+// Guards against a refused knob that changed the stress locks' settings anyway.
+TEST(StressCli, ARefusedKnobChangesNothing) {
+  ASSERT_TRUE(parse({"--spin-wait-delay", "7", "--pause-multiplier", "9"}).run);
+  const auto before = st::effective_knobs(st::policy_kind::innodb);
+  EXPECT_FALSE(parse({"--spin-wait-delay", "8", "--pause-multiplier", "0"}).run);
+  EXPECT_EQ(st::effective_knobs(st::policy_kind::innodb), before);
+  ASSERT_EQ(before.size(), 3u);
+  EXPECT_EQ(before[0].second, 7u);
+  EXPECT_EQ(before[1].second, 9u);
+}
+
+// --- outputs ---------------------------------------------------------------------------------------
+
+// Guards against JSON and CSV drifting from what the README and the plot read.
+TEST(StressReport, JsonAndCsvCarryEveryMetric) {
+  st::workload_config c = small();
+  c.cpu = st::cpu_model::skylake;
+  const st::run_result r = st::run_workload(c);
+  expect_sound(r);
+  const nlohmann::json doc = st::make_document({r}, {{"note", "x"}});
+  EXPECT_EQ(doc.at("schema"), "spinwise.stress");
+  EXPECT_EQ(doc.at("version"), 1);
+  EXPECT_EQ(doc.at("note"), "x");
+  for (const char* k : {"cpu_model", "cpus", "kernel", "compiler", "backend", "date"}) {
+    EXPECT_TRUE(doc.at("machine").contains(k)) << k;
+  }
+  ASSERT_EQ(doc.at("runs").size(), 1u);
+  const nlohmann::json& j = doc.at("runs")[0];
+  EXPECT_EQ(j.at("config").at("scenario"), "stats-lock");
+  EXPECT_EQ(j.at("config").at("lock"), "hybrid_mutex");
+  EXPECT_EQ(j.at("config").at("policy"), "innodb");
+  EXPECT_EQ(j.at("config").at("cpu_model"), "skylake");
+  EXPECT_EQ(j.at("config").at("knobs").at("spin_wait_delay"), 6);
+  EXPECT_EQ(j.at("throughput").at("requests"), r.requests);
+  for (const char* lat : {"request_rt", "subquery_rt"}) {
+    for (const char* k : {"count", "mean_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns"}) {
+      EXPECT_TRUE(j.at(lat).at(k).is_number()) << lat << "." << k;
+    }
+  }
+  EXPECT_TRUE(j.at("lock").at("hold").at("p99_ns").is_number());
+  EXPECT_TRUE(j.at("spin").at("cpu_share").is_number());
+  EXPECT_TRUE(j.at("waits").at("parks_per_s").is_number());
+  EXPECT_TRUE(j.at("context_switches").at("voluntary").is_number());
+  EXPECT_TRUE(j.at("context_switches").at("involuntary").is_number());
+  EXPECT_TRUE(j.at("running_threads").at("series").is_array());
+  EXPECT_TRUE(j.at("emulation").at("achieved_relax_ns").is_number());
+  EXPECT_EQ(j.at("accounting").at("double_executed"), 0);
+  // Round trip: what we write parses back to the same document.
+  EXPECT_EQ(nlohmann::json::parse(doc.dump(2)), doc);
+
+  const std::vector<std::string> cols = st::csv_columns();
+  EXPECT_EQ(std::set<std::string>(cols.begin(), cols.end()).size(), cols.size()) << "duplicate CSV column";
+  const std::string row = st::csv_row(r);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(row.begin(), row.end(), ',')) + 1, cols.size());
+  EXPECT_EQ(row.find('\n'), std::string::npos);
+  EXPECT_EQ(st::csv_header().substr(0, 9), "scenario,");
+  EXPECT_EQ(row.substr(0, 11), "stats-lock,");
+  EXPECT_NE(st::format_run(r).find("requests/s"), std::string::npos);
+}
+
+TEST(StressSweep, PointsCoverDelaysTimesCpusPlusTheTimePolicy) {
+  st::sweep_options s;
+  const auto pts = st::sweep_points(s);
+  ASSERT_EQ(pts.size(), 9u * 3u + 3u);
+  std::set<std::pair<int, int>> seen;
+  for (const auto& p : pts) {
+    if (p.policy == st::policy_kind::innodb) seen.insert({static_cast<int>(p.cpu), static_cast<int>(p.delay)});
+  }
+  EXPECT_EQ(seen.size(), 27u);
+  EXPECT_EQ(pts.back().policy, st::policy_kind::time);
+  EXPECT_EQ(pts.back().unit_ns, 200u);
+
+  st::workload_config base;
+  base.lock.lock = "hybrid_mutex";
+  base.lock.pause_multiplier = 5;
+  const st::workload_config t = st::point_config(base, pts.back());
+  EXPECT_FALSE(t.lock.pause_multiplier.has_value()) << "an innodb knob leaked into the time policy";
+  EXPECT_EQ(*t.lock.delay_unit_ns, 200u);
+  EXPECT_NO_THROW(st::resolve_policy(t.lock));
+  const st::workload_config i = st::point_config(base, pts.front());
+  EXPECT_EQ(*i.lock.pause_multiplier, 5u);
+  EXPECT_EQ(*i.lock.policy, st::policy_kind::innodb);
+}
+
+// A two-point sweep end to end: table rows, and a plot script gnuplot accepts (when installed).
+TEST(StressSweep, RunsAndPlots) {
+  st::workload_config c = small();
+  c.verify = false;
+  c.duration_s = std::max(0.1, 0.2 * scale());
+  c.warmup_s = c.duration_s / 5;
+  st::sweep_options s;
+  s.delays = {0, 30};
+  s.cpus = {st::cpu_model::skylake};
+  std::ostringstream table;
+  const std::vector<st::run_result> runs = st::run_sweep(c, s, table);
+  ASSERT_EQ(runs.size(), 3u);
+  for (const st::run_result& r : runs) expect_sound(r);
+  const std::string lines = table.str();
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 4) << lines;
+  const std::string script = st::gnuplot_script(runs, "out.png", "title \"quoted\"");
+  EXPECT_NE(script.find("set output \"out.png\""), std::string::npos);
+  EXPECT_NE(script.find("skylake (innodb)"), std::string::npos);
+  EXPECT_NE(script.find("skylake (time policy)"), std::string::npos);
+  EXPECT_EQ(script.find("\"quoted\""), std::string::npos) << "a title quote would end the gnuplot string";
+
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string png = ::testing::TempDir() + "spinwise_stress_test_sweep.png";
+  std::remove(png.c_str());
+  ASSERT_EQ(st::render_png(runs, png, "test"), "");
+  std::ifstream f(png, std::ios::binary);
+  char magic[4] = {};
+  f.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
