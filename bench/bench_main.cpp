@@ -62,7 +62,8 @@ Measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run.
   --help                   this text
 
 LIST is comma-separated integers. Any --benchmark_* flag is passed to Google Benchmark and wins
-over the mode's defaults, e.g. --benchmark_out=run.json --benchmark_out_format=json.
+over the mode's defaults, e.g. --benchmark_out=run.json --benchmark_out_format=json (quick mode's
+fixed iteration counts are the exception: they override --benchmark_min_time).
 )";
 
 struct config {
