@@ -89,14 +89,18 @@ struct exp_backoff_policy : detail::knob_api<detail::exp_backoff_spec, Tag> {
       const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(rounds_, 20), cap);
       const std::uint64_t ns = ceiling - detail::jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
       if (SPINWISE_UNLIKELY(per_ns_ == 0.0)) per_ns_ = detail::relaxes_per_ns<Relax>();
-      Relax::relax_n(detail::relaxes_in(static_cast<double>(ns), per_ns_));
+      const std::uint32_t n = detail::relaxes_in(static_cast<double>(ns), per_ns_);
+      Relax::relax_n(n);
+      relaxes_ += n;
       ++rounds_;
     }
     bool is_completed() const noexcept { return rounds_ >= loops_; }
     std::uint32_t rounds() const noexcept { return rounds_; }
+    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
 
    private:
     double per_ns_ = 0.0;
+    std::uint64_t relaxes_ = 0;
     std::uint32_t rounds_ = 0;
     std::uint32_t loops_;
   };

@@ -34,15 +34,17 @@
 #include "spinwise/config.hpp"
 #include "spinwise/detail/futex.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-template <class Policy>
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr hybrid_mutex_t() noexcept = default;
   hybrid_mutex_t(const hybrid_mutex_t&) = delete;
@@ -54,12 +56,14 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
     if (SPINWISE_UNLIKELY(!try_acquire())) lock_slow();
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = try_acquire();
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -82,6 +86,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = try_acquire() || lock_slow_until(deadline);
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -110,46 +115,63 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   // Spins one budget: polls with loads, takes a free-looking word with a CAS 0 -> `take`.
   // Returns true with the lock held, false when the budget is spent (or `expired()` says so).
   template <class Expired>
-  bool spin(std::uint32_t take, Expired expired) noexcept {
+  bool spin(std::uint32_t take, Expired expired, detail::wait_meter<Stats>& m) noexcept {
     typename Policy::waiter w;
     for (;;) {
       std::uint32_t c = word_.load(std::memory_order_relaxed);
       if (c == kFree) {
         // 0 -> take; acquire pairs with unlock()'s release exchange.
-        if (word_.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) return true;
+        if (word_.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) {
+          m.account(w);
+          return true;
+        }
         continue;
       }
-      if (w.is_completed() || expired()) return false;
-      w.snooze();
+      if (w.is_completed() || expired()) {
+        m.account(w);
+        return false;
+      }
+      m.snooze(w);
     }
   }
 
   SPINWISE_COLD void lock_slow() noexcept {
+    detail::wait_meter<Stats> m;
     std::uint32_t take = kHeld;
     for (;;) {
-      if (spin(take, [] { return false; })) return;
-      std::this_thread::yield();  // InnoDB yields once before the OS wait
+      if (spin(take, [] { return false; }, m)) break;
+      m.yield();  // InnoDB yields once before the OS wait
       // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
-      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) return;
+      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
+      m.parked();
       detail::futex_wait(word_, kContended);  // returns at once unless still 2
       take = kContended;  // others may sleep behind us: our unlock must wake
     }
+    m.done();
   }
 
   template <class Clock, class Duration>
   SPINWISE_COLD bool lock_slow_until(const std::chrono::time_point<Clock, Duration>& deadline) noexcept {
     const auto expired = [&deadline] { return !(Clock::now() < deadline); };
+    detail::wait_meter<Stats> m;  // reports only waits that end in the lock
     std::uint32_t take = kHeld;
     for (;;) {
-      if (spin(take, expired)) return true;
+      if (spin(take, expired, m)) {
+        m.done();
+        return true;
+      }
       if (expired()) return false;
-      std::this_thread::yield();
-      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) return true;  // as in lock_slow
+      m.yield();
+      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) {  // as in lock_slow
+        m.done();
+        return true;
+      }
       const auto left = deadline - Clock::now();
       if (left <= Duration::zero()) return false;  // a stale 2 only costs the holder a wake-up
       auto wait = std::chrono::ceil<std::chrono::nanoseconds>(left);
       // A clock that can jump (system_clock) is re-read at least every 10 ms.
       if (!Clock::is_steady) wait = std::min<std::chrono::nanoseconds>(wait, std::chrono::milliseconds(10));
+      m.parked();
       detail::futex_wait_for(word_, kContended, wait);
       take = kContended;
     }
@@ -165,5 +187,7 @@ struct hybrid_mutex_tag;
 using hybrid_mutex = hybrid_mutex_t<time_policy<hybrid_mutex_tag>>;
 
 static_assert(sizeof(hybrid_mutex) == 4, "hybrid_mutex is one futex word");
+static_assert(sizeof(hybrid_mutex_t<time_policy<>, class_stats<struct hybrid_mutex_tag>>) == 4,
+              "statistics live in per-thread shards, not in the lock");
 
 }  // namespace spinwise

@@ -85,14 +85,18 @@ struct innodb_policy : detail::knob_api<detail::innodb_spec, Tag> {
       const std::uint32_t delay = detail::knob_get(w, 0);
       loops_ = detail::knob_get(w, 2);
       const std::uint32_t units = delay == 0 ? 0 : detail::jitter_below(delay);
-      Relax::relax_n(units * detail::knob_get(w, 1));  // <= 999 x 100: no overflow
+      const std::uint32_t n = units * detail::knob_get(w, 1);  // <= 999 x 100: no overflow
+      Relax::relax_n(n);
+      relaxes_ += n;
       ++rounds_;
     }
     // The spin budget is spent: yield (spin locks) or yield once and park (hybrid locks).
     bool is_completed() const noexcept { return rounds_ >= loops_; }
     std::uint32_t rounds() const noexcept { return rounds_; }
+    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
 
    private:
+    std::uint64_t relaxes_ = 0;
     std::uint32_t rounds_ = 0;
     std::uint32_t loops_;
   };

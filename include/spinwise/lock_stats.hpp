@@ -30,6 +30,7 @@
 #include <mutex>
 #include <new>
 #include <string_view>
+#include <thread>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
@@ -298,5 +299,54 @@ struct class_stats {
     return s;
   }
 };
+
+namespace detail {
+
+// Measures one contended acquisition for a lock's statistics policy. A lock's slow path routes its
+// snoozes, yields and parks through it and calls done() once it holds the lock. For no_stats it
+// is empty and every member is an empty inline function: the slow path compiles as if it
+// were not there.
+template <class Stats, bool = Stats::enabled>
+struct wait_meter {
+  template <class Waiter>
+  void snooze(Waiter& w) noexcept {
+    w.snooze();
+  }
+  void yield() noexcept { std::this_thread::yield(); }
+  void parked() noexcept {}
+  template <class Waiter>
+  void account(const Waiter&) noexcept {}
+  void done() noexcept {}
+};
+
+template <class Stats>
+struct wait_meter<Stats, true> {
+  std::uint64_t start = read_counter();
+  wait_record r;
+
+  template <class Waiter>
+  void snooze(Waiter& w) noexcept {
+    const std::uint64_t t0 = read_counter();
+    w.snooze();
+    r.spin_ticks += read_counter() - t0;
+  }
+  void yield() noexcept {
+    std::this_thread::yield();
+    ++r.yields;
+  }
+  void parked() noexcept { ++r.parks; }
+  // Adds a finished waiter's rounds and relaxes (a hybrid lock uses one waiter per spin budget).
+  template <class Waiter>
+  void account(const Waiter& w) noexcept {
+    r.rounds += w.rounds();
+    r.relaxes += w.relaxes();
+  }
+  void done() noexcept {
+    r.wait_ticks = read_counter() - start;
+    Stats::on_contended(r);
+  }
+};
+
+}  // namespace detail
 
 }  // namespace spinwise

@@ -36,6 +36,7 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/no_backoff_policy.hpp"
 #include "spinwise/thread_annotations.hpp"
 
@@ -59,10 +60,11 @@ inline constexpr std::uint32_t kMcsNext = 2;
 
 }  // namespace detail
 
-template <class Policy>
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr mcs_mutex_t() noexcept = default;
   mcs_mutex_t(const mcs_mutex_t&) = delete;
@@ -79,6 +81,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
                                                          std::memory_order_relaxed))) {
       lock_slow(expected);
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
@@ -88,6 +91,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     const bool ok = tail_.load(std::memory_order_relaxed) == nullptr &&
                     tail_.compare_exchange_strong(expected, &head_, std::memory_order_acquire,
                                                   std::memory_order_relaxed);  // as in lock()
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -121,6 +125,12 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   // linked from its predecessor (or from head_) once its enqueuer finishes its link store.
 
   SPINWISE_COLD void lock_slow(detail::mcs_link* prev) noexcept {
+    detail::wait_meter<Stats> m;
+    enqueue_and_wait(prev, m);
+    m.done();
+  }
+
+  void enqueue_and_wait(detail::mcs_link* prev, detail::wait_meter<Stats>& m) noexcept {
     for (;;) {
       if (prev == nullptr) {
         // Freed since we looked: null -> &head_ as in lock().
@@ -140,11 +150,12 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
         const std::uint32_t state = node.wait.load(std::memory_order_acquire);  // pairs with unlock()'s handover
         if (state == detail::kMcsGranted) break;
         if (state == detail::kMcsNext && !w.is_completed()) {
-          w.snooze();
+          m.snooze(w);
         } else {
-          std::this_thread::yield();
+          m.yield();
         }
       }
+      m.account(w);
       // We hold the lock. Move our successor link into the lock: node dies when we return.
       detail::mcs_link* succ = node.next.load(std::memory_order_acquire);
       if (succ == nullptr) {

@@ -58,12 +58,15 @@ struct no_backoff_policy : detail::knob_api<detail::no_backoff_spec, Tag> {
     void snooze() noexcept {
       loops_ = detail::knob_get(detail::knob_word<detail::no_backoff_spec, Tag>(), 0);
       Relax::relax_n(1);
+      ++relaxes_;
       ++rounds_;
     }
     bool is_completed() const noexcept { return rounds_ >= loops_; }
     std::uint32_t rounds() const noexcept { return rounds_; }
+    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
 
    private:
+    std::uint64_t relaxes_ = 0;
     std::uint32_t rounds_ = 0;
     std::uint32_t loops_;
   };

@@ -18,15 +18,17 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
 
-template <class Policy>
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr tas_mutex_t() noexcept = default;
   tas_mutex_t(const tas_mutex_t&) = delete;
@@ -39,12 +41,14 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
     detail::tsan::pre_lock(this, 0);
     // free -> held; acquire pairs with the release store in unlock().
     if (SPINWISE_UNLIKELY(word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked)) lock_slow();
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked;  // free -> held
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -65,13 +69,16 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
 
   SPINWISE_COLD void lock_slow() noexcept {
     typename Policy::waiter w;
+    detail::wait_meter<Stats> m;
     do {
       if (!w.is_completed()) {
-        w.snooze();
+        m.snooze(w);
       } else {
-        std::this_thread::yield();
+        m.yield();
       }
     } while (word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked);  // free -> held
+    m.account(w);
+    m.done();
   }
 
   std::atomic<std::uint32_t> word_{kUnlocked};

@@ -24,15 +24,17 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/no_backoff_policy.hpp"
 #include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
 
-template <class Policy>
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr ticket_mutex_t() noexcept = default;
   ticket_mutex_t(const ticket_mutex_t&) = delete;
@@ -48,6 +50,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
     // Acquire pairs with the release store of owner_ in unlock().
     if (SPINWISE_UNLIKELY(owner_.load(std::memory_order_acquire) != ticket)) lock_slow(ticket);
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
@@ -59,6 +62,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     std::uint32_t n = next_.load(std::memory_order_relaxed);
     const bool ok = owner_.load(std::memory_order_acquire) == n &&
                     next_.compare_exchange_strong(n, n + 1, std::memory_order_acquire, std::memory_order_relaxed);
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -85,16 +89,19 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
   // owner_ only advances, by its holder.
   SPINWISE_COLD void lock_slow(std::uint32_t ticket) noexcept {
     typename Policy::waiter w;
+    detail::wait_meter<Stats> m;
     for (;;) {
       const std::uint32_t served = owner_.load(std::memory_order_acquire);  // pairs with unlock()
-      if (served == ticket) return;
+      if (served == ticket) break;
       const std::uint32_t ahead = ticket - served;  // the holder, plus waiters before us
       if (ahead > 1 || w.is_completed()) {
-        std::this_thread::yield();
+        m.yield();
       } else {
-        w.snooze();
+        m.snooze(w);
       }
     }
+    m.account(w);
+    m.done();
   }
 
   std::atomic<std::uint32_t> next_{0};

@@ -88,13 +88,16 @@ struct time_policy : detail::knob_api<detail::time_spec, Tag> {
         n = detail::relaxes_in(static_cast<double>(units) * detail::knob_get(w, 1), per_ns_);
       }
       Relax::relax_n(n);
+      relaxes_ += n;
       ++rounds_;
     }
     bool is_completed() const noexcept { return rounds_ >= loops_; }
     std::uint32_t rounds() const noexcept { return rounds_; }
+    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
 
    private:
     double per_ns_ = 0.0;  // relaxes per ns on this wait's CPU; 0 = not converted yet
+    std::uint64_t relaxes_ = 0;
     std::uint32_t rounds_ = 0;
     std::uint32_t loops_;
   };

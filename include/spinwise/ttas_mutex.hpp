@@ -25,15 +25,17 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-template <class Policy>
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr ttas_mutex_t() noexcept = default;
   ttas_mutex_t(const ttas_mutex_t&) = delete;
@@ -47,6 +49,7 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
     // free -> held; acquire pairs with the release store in unlock(). No load first: on an
     // uncontended lock it would only add a shared->exclusive upgrade of the line.
     if (SPINWISE_UNLIKELY(word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked)) lock_slow();
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
@@ -55,6 +58,7 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
     // A busy lock costs a load, not a stolen line; free -> held as in lock().
     const bool ok = word_.load(std::memory_order_relaxed) == kUnlocked &&
                     word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked;
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -76,16 +80,19 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
   // and, if another thread won it, keep going on the same budget (MySQL is_free + try_lock).
   SPINWISE_COLD void lock_slow() noexcept {
     typename Policy::waiter w;
+    detail::wait_meter<Stats> m;
     for (;;) {
       while (word_.load(std::memory_order_relaxed) != kUnlocked) {
         if (!w.is_completed()) {
-          w.snooze();
+          m.snooze(w);
         } else {
-          std::this_thread::yield();  // budget spent: let a preempted holder run
+          m.yield();  // budget spent: let a preempted holder run
         }
       }
-      if (word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked) return;  // free -> held
+      if (word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked) break;  // free -> held
     }
+    m.account(w);
+    m.done();
   }
 
   std::atomic<std::uint32_t> word_{kUnlocked};
@@ -96,5 +103,7 @@ struct ttas_mutex_tag;
 using ttas_mutex = ttas_mutex_t<time_policy<ttas_mutex_tag>>;
 
 static_assert(sizeof(ttas_mutex) == 4, "ttas_mutex is one 32-bit word");
+static_assert(sizeof(ttas_mutex_t<time_policy<>, class_stats<struct ttas_mutex_tag>>) == 4,
+              "statistics live in per-thread shards, not in the lock");
 
 }  // namespace spinwise

@@ -10,6 +10,7 @@
 //                           (std::this_thread::yield) between polls for as long as it waits; a
 //                           hybrid lock yields once, then parks on a futex.
 //   w.rounds();             rounds snoozed so far
+//   w.relaxes();            relax instructions issued so far (for statistics, lock_stats.hpp)
 //   P::name()               "innodb", "time", "exp_backoff" or "no_backoff"
 //   P::current(), P::set(settings), P::set(name, value), P::get(name, out), P::reset(),
 //   P::reset(name), P::overridden(), and one set_<knob>() / <knob>() pair per knob: see knobs.hpp.
