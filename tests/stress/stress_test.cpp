@@ -71,6 +71,20 @@ void expect_sound(const st::run_result& r) {
   EXPECT_LE(r.requests_issued - r.requests_completed_all, r.config.clients) << "more than one request per client open";
 }
 
+// A run that completed requests in its window. On a loaded machine or under qemu a short window
+// can pass before the first request completes; the window then doubles, twice at most. A lock
+// that never lets a request finish still fails, after the third window.
+st::run_result run_with_work(st::workload_config c) {
+  st::run_result r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = st::run_workload(c);
+    if (r.requests > 0) break;
+    c.duration_s *= 2;
+    c.warmup_s *= 2;
+  }
+  return r;
+}
+
 st::parse_outcome parse(std::vector<std::string> args) {
   args.insert(args.begin(), "spinwise-stress");
   std::vector<const char*> argv;
@@ -171,7 +185,7 @@ TEST(StressRelaxer, EveryDelayLoopIsTimedOnItsThread) {
 
 // Guards against lost or doubled sub-queries and requests completing before their fan-out.
 TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
-  const st::run_result r = st::run_workload(small());
+  const st::run_result r = run_with_work(small());
   expect_sound(r);
   EXPECT_GT(r.requests, 0u) << "no request completed in the window";
   EXPECT_EQ(r.request_rt.count, r.requests);
@@ -189,7 +203,7 @@ TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
 TEST(StressWorkload, HotPageLatchesTheLastPage) {
   st::workload_config c = small(st::scenario::hot_page);
   c.clients = 8;
-  const st::run_result r = st::run_workload(c);
+  const st::run_result r = run_with_work(c);
   expect_sound(r);
   EXPECT_GT(r.requests, 0u);
   EXPECT_GT(r.inserts, 0u);
@@ -210,7 +224,7 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
       c.duration_s = 0.1;  // 20 runs: keep the test near two seconds at any scale
       c.warmup_s = 0.02;
       SCOPED_TRACE(li.name + " " + std::string(st::to_string(sc)));
-      const st::run_result r = st::run_workload(c);
+      const st::run_result r = run_with_work(c);
       expect_sound(r);
       EXPECT_GT(r.subqueries_executed_all, 0u);
       EXPECT_EQ(r.counted, li.spinwise);
@@ -226,7 +240,7 @@ TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
   c.work_after_ns = 0;
   c.cs_ns = 20000;
   c.cpu = st::cpu_model::skylake;
-  const st::run_result r = st::run_workload(c);
+  const st::run_result r = run_with_work(c);
   expect_sound(r);
   EXPECT_GT(r.latch_waits, 0u);
   EXPECT_GT(r.spin_episodes, 0u);
@@ -238,7 +252,7 @@ TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
 
   // No spin rounds at all: every wait spends its budget at once and parks.
   c.lock.spin_loops = 0;
-  const st::run_result p = st::run_workload(c);
+  const st::run_result p = run_with_work(c);
   expect_sound(p);
   EXPECT_TRUE(p.parking_lock);
   EXPECT_GT(p.parks, 0u);
@@ -257,7 +271,7 @@ TEST(StressWorkload, TimePolicyConvertsAtTheEmulatedLength) {
   c.lock.spin_wait_delay = 10;
   for (st::cpu_model m : {st::cpu_model::broadwell, st::cpu_model::skylake}) {
     c.cpu = m;
-    const st::run_result r = st::run_workload(c);
+    const st::run_result r = run_with_work(c);
     expect_sound(r);
     if (r.spin_rounds == 0) continue;  // nobody delayed (possible on an emulator): nothing to check
     const double mean_delay_ns = static_cast<double>(r.relaxes) * r.emulated_relax_ns / r.spin_rounds;
@@ -421,7 +435,7 @@ TEST(StressCli, ARefusedKnobChangesNothing) {
 TEST(StressReport, JsonAndCsvCarryEveryMetric) {
   st::workload_config c = small();
   c.cpu = st::cpu_model::skylake;
-  const st::run_result r = st::run_workload(c);
+  const st::run_result r = run_with_work(c);
   expect_sound(r);
   const nlohmann::json doc = st::make_document({r}, {{"note", "x"}});
   EXPECT_EQ(doc.at("schema"), "spinwise.stress");
