@@ -2,10 +2,13 @@
 // hybrid_shared_mutex: a reader-writer lock that spins, yields once, then parks on a futex
 // (SharedTimedLockable: the timed calls take a time point of any clock).
 //
-// Fairness is rw_spinlock's: a waiting writer closes the door to new readers, and a writer's
-// release admits every reader queued behind it (in one step) before the next writer can enter.
-// Readers therefore never starve behind a stream of writers, nor writers behind a stream of
-// readers. Writers among themselves race for the free lock (no FIFO).
+// Fairness is rw_spinlock's: a writer reserves the lock (no new reader enters) and then waits
+// for the readers inside to leave, so readers cannot starve it; readers that find a writer
+// inside or draining queue and enter by themselves once it leaves; a queued reader that spent
+// its spin budget marks the readers starving, and the next writer release then admits every
+// queued reader in one step (a grant), so writers cannot starve readers either. The lock hands
+// itself to waiting threads (which may be asleep or preempted) only for readers that already
+// waited a whole budget. Writers among themselves race for the reservation (no FIFO).
 //
 // Waiting follows InnoDB: Policy rounds of randomized relax delays (InnoDB's own policy by
 // default, under this lock's knobs), one yield, then sleep in the kernel until a release wakes
@@ -13,7 +16,8 @@
 // is held for long (I/O, a preempted holder), which is what a pure spin lock cannot offer.
 //
 // When not to use it: for a lock that is never contended, rw_spinlock is 8 bytes smaller and its
-// release never checks for sleepers; for exclusive-only use, hybrid_mutex. Cost: uncontended
+// release never checks for sleepers; for exclusive-only use, hybrid_mutex. Do not take the lock
+// exclusively while holding it shared (the writer waits for itself). Cost: uncontended
 // lock_shared/unlock_shared is one CAS and one fetch_sub; lock/unlock one CAS each; a release
 // that finds sleepers adds one atomic add and one futex_wake syscall. Parked waiters are woken
 // all at once (as InnoDB's os_event_set does): the readers of a grant all need to run, and of
@@ -21,28 +25,28 @@
 //
 // Lock word (64 bits) plus two 32-bit futex sequence words (reader_seq_, writer_seq_):
 //
-//   bit   63.......44 43.......24 23.......4  3   2   1  0
-//         pending      waiting     readers    WP  RP  G  W
-//         writers      readers     inside
+//   bit   63......45 44..............25 24..............5  4   3   2  1  0
+//         unused     queued readers (20)  readers inside (20)  WP  RP  S  G  W
 //
-//   W, G, readers inside, waiting readers, pending writers: as in rw_spinlock.hpp.
+//   W, G, S, readers inside, queued readers: as in rw_spinlock.hpp.
 //   RP  a reader may be asleep on reader_seq_ (set by the sleeper, cleared by the waker)
 //   WP  a writer may be asleep on writer_seq_
 //
-// Invariant: W => readers inside == 0. A queued reader is admitted either by a grant (G flips)
-// or, once no writer is inside or pending (the last pending writer timed out), by itself.
-// At most 2^20 - 1 threads may use one lock at a time.
+// Invariant: W and readers inside > 0 only while the writer drains them; S => queued readers
+// > 0; a queued reader sleeps only once S is set (so a release without a grant has no queued
+// reader to wake). At most 2^20 - 1 threads may use one lock at a time.
 //
-// States and transitions (W, r = readers inside, k = waiting readers, p = pending writers):
+// States (W, r = readers inside, k = queued readers) and transitions:
 //
-//              lock_shared, p == 0                      lock, r == 0
-//   (0,r,0,0) ---------------------> (0,r+1,0,0)   (0,0,k,p) ----------> (1,0,k,p or p-1)
-//       |  lock, r > 0: p+1                             ^                     |
-//       v                                               | last unlock_shared  | unlock: r = k, k = 0,
-//   (0,r,k,p>0) <-- lock_shared: k+1 (door closed)      | (wakes WP)          | G ^= (k > 0)
-//       |                                               |                     v (wakes RP if k > 0,
-//       | last pending writer times out with W == 0: p = 0, wakes RP;       WP if k == 0)
-//       v the queued readers enter by themselves: (r, k) -> (r+1, k-1)
+//           lock_shared: r+1 (a queued reader: r+1, k-1)        lock: reserve      drained
+//   (0,r,k) <---------------------------------------> (0,r,k)   (0,r,k) -------> (1,r,k) ----> (1,0,k)
+//             unlock_shared: r-1                       (wakes WP when r reaches 0 under W)
+//   (1,r,k)   --lock_shared: k+1 (queue)--> (1,r,k+1)
+//   (.,.,k>0) --a queued reader's budget runs out--> S = 1 (then it yields once and sleeps)
+//   (1,0,k,S=0) --unlock--> (0,0,k)               wakes WP; queued readers enter by themselves
+//   (1,0,k,S=1) --unlock--> (0,k,0), G flips      grant; wakes WP and RP
+//   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes WP and RP (no grant: G flips
+//                                                  only when no reader is inside)
 //
 // Sleeping and waking, and why no wake-up is lost. A sleeper of kind X (reader: RP on
 // reader_seq_; writer: WP on writer_seq_) does, in order:
@@ -50,7 +54,9 @@
 //   2. read the word; if its condition holds, do not sleep. Else if X's parked bit is clear, CAS
 //      it in (acq_rel); a failed CAS goes back to the start of 2.
 //   3. futex_wait(seq, e): the kernel sleeps only while seq == e.
-// A waker is whoever makes the condition of an X true (the transitions marked "wakes" above):
+// A waker is whoever makes the condition of an X true (the transitions marked "wakes" above; a
+// reader waits for "G flipped, or W clear", a writer for "W clear" and then, once it reserved,
+// for "no reader inside"):
 //   a. in the same RMW that changes the state, or in a later RMW, clears X's parked bit (acq_rel);
 //   b. if the bit was set: seq.fetch_add(1, release), then futex_wake_all(seq).
 // Take the sleeper's last read of the word in 2 (value V: condition false, parked bit set).
@@ -60,10 +66,12 @@
 // the release/acquire pair would make the clear visible to the read in 2 (message passing):
 // it would not have read V. So e predates B, and futex_wait either returns at once (seq != e)
 // or sleeps and is woken by B's futex_wake_all. A timed-out sleeper just leaves: wake-ups go to
-// all sleepers, so none is consumed by a thread that then gives up.
+// all sleepers, so none is consumed by a thread that then gives up. The one transition that
+// makes readers' condition true without waking them, an unlock without a grant, has no queued
+// reader asleep (S = 0).
 //
-// Memory order: entering is an acquire RMW (or, for a granted reader, an acquire load of the
-// flipped G) that pairs with the release RMW of the unlock it follows.
+// Memory order: entering is an acquire RMW or load (for a granted reader, of the flipped G; for
+// a draining writer, of "no reader inside") that pairs with the release RMW it observes.
 
 #include <atomic>
 #include <chrono>
@@ -78,9 +86,6 @@
 #include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
-
-// Names hybrid_shared_mutex's own knobs: hybrid_shared_mutex::policy::set_spin_wait_delay(...).
-struct hybrid_shared_mutex_tag;
 
 template <class Policy>
 class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
@@ -136,26 +141,12 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   void unlock() noexcept SPINWISE_RELEASE() {
     detail::tsan::pre_unlock(this, 0);
     std::uint64_t s = kWriter;  // guess: nobody waits, G = 0; a failed CAS loads the real value
-    std::uint64_t next;
-    for (;;) {
-      const std::uint64_t k = (s & kWaitingMask) >> kWaitingShift;
-      next = s & ~(kWriter | kWaitingMask);
-      if (k != 0) {
-        next = ((next + k * kReaderOne) ^ kGrant) & ~kReadersParked;
-      } else {
-        next &= ~kWritersParked;
-      }
-      // (W, readers, waiting, G): 1,0,k,g -> 0,k,0,g^1 and RP -> 0 (k > 0: the queued readers are in)
-      //                           1,0,0,g -> 0,0,0,g   and WP -> 0 (the lock is free)
-      // release pairs with the acquire of whoever enters next; acquire orders the sleepers'
-      // parked-bit CAS before our wake (see the file top).
-      if (state_.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
+    // (W, WP): 1,x -> 0,0, and with S: (readers, queued, G, S, RP): 0,k,g,1,x -> k,0,g^1,0,0.
+    // release pairs with the acquire of whoever enters next; acquire orders the sleepers'
+    // parked-bit CAS before our wake (file top).
+    while (!state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
     }
-    if ((s & kWaitingMask) != 0) {
-      if (s & kReadersParked) wake(reader_seq_);
-    } else if (s & kWritersParked) {
-      wake(writer_seq_);
-    }
+    wake_after_release(s);
     detail::tsan::post_unlock(this, 0);
   }
 
@@ -164,7 +155,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+    // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
     if (SPINWISE_UNLIKELY(!reader_may_enter(s) ||
                           !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                          std::memory_order_relaxed))) {
@@ -173,13 +164,14 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
-  // Fails while a writer is inside or waiting (writer preference), never spuriously otherwise.
+  // Fails while a writer is inside or draining the readers (writer preference), never
+  // spuriously otherwise.
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
     while (reader_may_enter(s)) {
-      // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+      // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
       if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
         ok = true;
         break;
@@ -200,7 +192,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+    // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
     const bool ok = (reader_may_enter(s) && state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                                            std::memory_order_relaxed)) ||
                     lock_shared_slow(s, clock_deadline<Clock, Duration>{at});
@@ -210,10 +202,10 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
-    // (readers): n -> n-1; release pairs with the acquire of the writer that enters at 0.
+    // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
-    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWritersParked)) == (kReaderOne | kWritersParked))) {
-      wake_writers();
+    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWriter | kWritersParked)) == (kReaderOne | kWriter | kWritersParked))) {
+      wake_writers();  // the last reader left under a draining writer that may sleep
     }
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
@@ -221,26 +213,49 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
  private:
   static constexpr std::uint64_t kWriter = 1;
   static constexpr std::uint64_t kGrant = 2;
-  static constexpr std::uint64_t kReadersParked = 4;
-  static constexpr std::uint64_t kWritersParked = 8;
+  static constexpr std::uint64_t kStarving = 4;
+  static constexpr std::uint64_t kReadersParked = 8;
+  static constexpr std::uint64_t kWritersParked = 16;
   static constexpr unsigned kFieldBits = 20;
   static constexpr std::uint64_t kFieldMax = (std::uint64_t{1} << kFieldBits) - 1;
-  static constexpr unsigned kReaderShift = 4;
-  static constexpr unsigned kWaitingShift = kReaderShift + kFieldBits;
-  static constexpr unsigned kPendingShift = kWaitingShift + kFieldBits;
+  static constexpr unsigned kReaderShift = 5;
+  static constexpr unsigned kQueuedShift = kReaderShift + kFieldBits;
   static constexpr std::uint64_t kReaderOne = std::uint64_t{1} << kReaderShift;
-  static constexpr std::uint64_t kWaitingOne = std::uint64_t{1} << kWaitingShift;
-  static constexpr std::uint64_t kPendingOne = std::uint64_t{1} << kPendingShift;
+  static constexpr std::uint64_t kQueuedOne = std::uint64_t{1} << kQueuedShift;
   static constexpr std::uint64_t kReaderMask = kFieldMax << kReaderShift;
-  static constexpr std::uint64_t kWaitingMask = kFieldMax << kWaitingShift;
-  static constexpr std::uint64_t kPendingMask = kFieldMax << kPendingShift;
-  static_assert(kPendingShift + kFieldBits <= 64, "fields overflow the word");
+  static constexpr std::uint64_t kQueuedMask = kFieldMax << kQueuedShift;
+  static_assert(kQueuedShift + kFieldBits <= 64, "fields overflow the word");
 
   static constexpr bool writer_may_enter(std::uint64_t s) noexcept { return (s & (kWriter | kReaderMask)) == 0; }
-  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & (kWriter | kPendingMask)) == 0; }
+  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
+  static constexpr bool no_writer(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
+  static constexpr bool drained(std::uint64_t s) noexcept { return (s & kReaderMask) == 0; }
 
   static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
     return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
+  }
+
+  // The word after unlock: writers may reserve again (WP cleared: they are woken), and starving
+  // queued readers are granted.
+  static constexpr std::uint64_t released(std::uint64_t s) noexcept {
+    std::uint64_t next = s & ~(kWriter | kWritersParked);
+    if (s & kStarving) {
+      const std::uint64_t k = (s & kQueuedMask) >> kQueuedShift;
+      next = ((next & ~(kQueuedMask | kStarving | kReadersParked)) + k * kReaderOne) ^ kGrant;
+    }
+    return next;
+  }
+
+  // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
+  static constexpr std::uint64_t self_admitted(std::uint64_t s) noexcept {
+    const std::uint64_t next = s + kReaderOne - kQueuedOne;
+    return (next & kQueuedMask) == 0 ? next & ~kStarving : next;
+  }
+
+  // Step b of the wake protocol for a release of `old` (the word before it).
+  void wake_after_release(std::uint64_t old) noexcept {
+    if ((old & (kStarving | kReadersParked)) == (kStarving | kReadersParked)) wake(reader_seq_);
+    if (old & kWritersParked) wake(writer_seq_);
   }
 
   // The end of a wait: never (lock, lock_shared) ...
@@ -340,80 +355,70 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   template <class Deadline>
   SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    for (;;) {  // enter if free, else announce ourselves (the door closes to new readers)
-      if (writer_may_enter(s)) {
-        // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
-        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) {
-          return true;
-        }
-        continue;
-      }
-      if (d.expired()) return false;
-      // (pending): p -> p+1
-      if (state_.compare_exchange_weak(s, s + kPendingOne, std::memory_order_relaxed)) break;
-    }
-    for (;;) {
+    {  // Reserve: wait for no writer inside or draining, then take W; no reader enters from then on.
       episode ep;
       for (;;) {
-        s = state_.load(std::memory_order_relaxed);
-        if (writer_may_enter(s)) {
-          // (W, readers, pending): 0,0,p -> 1,0,p-1; acquire pairs with the release in unlock /
-          // unlock_shared.
-          if (state_.compare_exchange_weak(s, (s | kWriter) - kPendingOne, std::memory_order_acquire,
-                                           std::memory_order_relaxed)) {
-            return true;
-          }
+        std::uint64_t s = state_.load(std::memory_order_relaxed);
+        if (no_writer(s)) {
+          // (W): 0 -> 1; acquire pairs with the release in unlock.
+          if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
           continue;
         }
-        if (d.expired()) return withdraw_writer();
-        if (!ep.pause()) break;
+        if (d.expired()) return false;
+        if (!ep.pause()) {
+          park(writer_seq_, kWritersParked, no_writer, d);
+          ep = episode{};
+        }
       }
-      park(writer_seq_, kWritersParked, [](std::uint64_t v) { return writer_may_enter(v); }, d);
+    }
+    episode ep;  // Drain: wait for the readers inside to leave.
+    for (;;) {
+      // acquire pairs with the release in the readers' unlock_shared.
+      if (drained(state_.load(std::memory_order_acquire))) return true;
+      if (d.expired()) return withdraw_reservation();
+      if (!ep.pause()) {
+        park(writer_seq_, kWritersParked, drained, d);
+        ep = episode{};
+      }
     }
   }
 
-  // A pending writer's deadline passed. Takes the lock if it is free after all; otherwise leaves.
-  SPINWISE_COLD bool withdraw_writer() noexcept {
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
+  // A draining writer's deadline passed. Keeps the lock if the readers have left after all;
+  // otherwise gives W up. No grant here: readers are still inside, and a grant now could flip G
+  // twice under a granted reader that has not looked yet (G is one bit). The queued readers
+  // enter by themselves instead, so the sleeping ones are woken.
+  SPINWISE_COLD bool withdraw_reservation() noexcept {
+    std::uint64_t s = state_.load(std::memory_order_acquire);
     for (;;) {
-      if (writer_may_enter(s)) {
-        // (W, readers, pending): 0,0,p -> 1,0,p-1; acquire as in lock_slow.
-        if (state_.compare_exchange_weak(s, (s | kWriter) - kPendingOne, std::memory_order_acquire,
-                                         std::memory_order_relaxed)) {
-          return true;
-        }
-        continue;
-      }
-      std::uint64_t next = s - kPendingOne;
-      // The last pending writer leaves with no writer inside: the door opens for the queued
-      // readers, who enter by themselves; wake those asleep.
-      const bool opens = (next & (kWriter | kPendingMask)) == 0 && (next & kWaitingMask) != 0;
-      if (opens) next &= ~kReadersParked;
-      // (pending): p -> p-1, and RP -> 0 when the door opens; acquire: see the file top.
-      if (state_.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-        if (opens && (s & kReadersParked)) wake(reader_seq_);
-        return false;
+      if (drained(s)) return true;  // acquire pairs with the readers' unlock_shared
+      // (W, WP, RP): 1,x,y -> 0,0,0; acq_rel: release for the readers that enter, acquire for
+      // the sleep protocol.
+      if (state_.compare_exchange_weak(s, s & ~(kWriter | kWritersParked | kReadersParked), std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+        break;
       }
     }
+    if (s & kReadersParked) wake(reader_seq_);
+    if (s & kWritersParked) wake(writer_seq_);
+    return false;
   }
 
   template <class Deadline>
   SPINWISE_COLD bool lock_shared_slow(std::uint64_t s, const Deadline& d) noexcept {
-    for (;;) {  // enter if the door is open, else queue for the next grant
+    for (;;) {  // enter if no writer is inside or draining, else queue
       if (reader_may_enter(s)) {
-        // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+        // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
           return true;
         }
         continue;
       }
       if (d.expired()) return false;
-      // (waiting): k -> k+1
-      if (state_.compare_exchange_weak(s, s + kWaitingOne, std::memory_order_relaxed)) break;
+      // (queued): k -> k+1
+      if (state_.compare_exchange_weak(s, s + kQueuedOne, std::memory_order_relaxed)) break;
     }
-    // The grant that admits us flips G once before we notice: a second grant needs a writer
-    // inside, and none enters while we count among the readers inside.
+    // The grant that admits us flips G once before we notice: only unlock grants, unlock needs a
+    // writer that drained the readers inside, and we count among them until we leave.
     const std::uint64_t gen = s & kGrant;
     const auto admitted = [gen](std::uint64_t v) { return (v & kGrant) != gen || reader_may_enter(v); };
     for (;;) {
@@ -423,15 +428,20 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         s = state_.load(std::memory_order_acquire);
         if ((s & kGrant) != gen) return true;
         if (reader_may_enter(s)) {
-          // The pending writers timed out: (readers, waiting): n,k -> n+1,k-1; acquire pairs
-          // with the release in unlock.
-          if (state_.compare_exchange_weak(s, s + kReaderOne - kWaitingOne, std::memory_order_acquire,
-                                           std::memory_order_relaxed)) {
+          // W cleared without a grant: enter by ourselves; acquire pairs with the release in unlock.
+          if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
             return true;
           }
           continue;
         }
         if (d.expired()) return withdraw_reader(gen);
+        // Budget spent: (S): 0 -> 1, so that the next writer release admits the queued readers;
+        // a reader sleeps only after this. Strong CAS: a test relies on S being set once the
+        // budget is seen spent in a quiet word.
+        if (!(s & kStarving) && ep.w.is_completed()) {
+          state_.compare_exchange_strong(s, s | kStarving, std::memory_order_relaxed);
+          continue;
+        }
         if (!ep.pause()) break;
       }
       park(reader_seq_, kReadersParked, admitted, d);
@@ -444,15 +454,15 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     for (;;) {
       if ((s & kGrant) != gen) return true;  // granted; acquire pairs with the release in unlock
       if (reader_may_enter(s)) {
-        // (readers, waiting): n,k -> n+1,k-1
-        if (state_.compare_exchange_weak(s, s + kReaderOne - kWaitingOne, std::memory_order_acquire,
-                                         std::memory_order_acquire)) {
+        if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_acquire)) {
           return true;
         }
         continue;
       }
-      // (waiting): k -> k-1
-      if (state_.compare_exchange_weak(s, s - kWaitingOne, std::memory_order_acquire, std::memory_order_acquire)) {
+      // (queued): k -> k-1, and S -> 0 with k = 1 (nobody left to grant)
+      std::uint64_t next = s - kQueuedOne;
+      if ((next & kQueuedMask) == 0) next &= ~kStarving;
+      if (state_.compare_exchange_weak(s, next, std::memory_order_acquire, std::memory_order_acquire)) {
         return false;
       }
     }
@@ -462,6 +472,9 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   std::atomic<std::uint32_t> reader_seq_{0};
   std::atomic<std::uint32_t> writer_seq_{0};
 };
+
+// Names hybrid_shared_mutex's own knobs: hybrid_shared_mutex::policy::set_spin_wait_delay(...).
+struct hybrid_shared_mutex_tag;
 
 // InnoDB's policy (6 / 50 / 30) under this lock's own knobs: hybrid_shared_mutex is the shared
 // sibling of InnoDB's latches, and an engine migrating from InnoDB starts from its settings.

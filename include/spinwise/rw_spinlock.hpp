@@ -1,15 +1,19 @@
 #pragma once
 // rw_spinlock: a writer-preferring spin reader-writer lock in one 64-bit word (SharedLockable).
 //
-// Readers share, writers exclude everyone. A waiting writer closes the door to new readers
-// (writer preference), and a writer's release admits, in one step, every reader that queued
-// behind it before the next writer may enter (the readers' turn). So neither side starves:
-//   - a writer waits at most for the readers inside when it arrived, plus one batch of readers
-//     that queued behind the writer before it (readers arriving later queue behind this writer);
-//   - a queued reader waits at most for the writer inside and the writers' CAS race that
-//     follows: the next release grants it, whoever that writer is.
-// Writers among themselves are unordered (TTAS-style): a writer can lose the race for the free
-// lock to other writers repeatedly, as with any test-and-set lock.
+// Readers share, writers exclude everyone. A writer first reserves the lock (the W bit: no new
+// reader enters from then on) and then waits for the readers inside to leave, as InnoDB's X
+// request does: a stream of readers cannot starve a writer. Readers that find W set queue; they
+// enter by themselves once W clears. A writer that releases and comes straight back could keep
+// W set nearly all the time, so a queued reader whose spin budget runs out marks the lock
+// "readers starving" (S), and the next writer release admits every queued reader in one step
+// (a grant) before any writer can reserve again. So:
+//   - a writer waits for the writer inside (if any), then for the readers inside when it
+//     reserves, plus at most one granted batch of readers that queued before;
+//   - a queued reader waits at most its spin budget plus two writers' critical sections.
+// Grants are rare on purpose: a grant hands the lock to threads that may not be running (a
+// ticket lock's failure mode when threads outnumber CPUs), so the lock does it only for readers
+// that already waited a whole spin budget. Writers among themselves are unordered (TTAS).
 //
 // Waiting spins through the Policy (rounds of randomized relax delays), then yields between
 // polls for as long as it waits: progress when threads outnumber CPUs, without parking.
@@ -17,35 +21,36 @@
 // When not to use it: critical sections that block, allocate or run long (use
 // hybrid_shared_mutex, which parks); read-mostly data whose readers are so many that the shared
 // counter's cache line is the bottleneck (a seqlock or a sharded lock scales, this does not).
+// Do not take the lock exclusively while holding it shared (the writer waits for itself).
 // Cost: lock_shared and unlock_shared are one locked RMW each on the same line (CAS, fetch_sub);
 // lock and unlock one CAS each, uncontended. 8 bytes.
 //
 // Lock word (64 bits):
 //
-//   bit   63 62........................42 41.......................22 21.....................2  1  0
-//         -  pending writers (20 bits)     waiting readers (20 bits)     readers inside (20 bits)  G  W
+//   bit   63......43 42..............23 22..............3  2  1  0
+//         unused     queued readers (20)  readers inside (20)  S  G  W
 //
-//   W                writer inside
-//   G                grant generation: flips when a releasing writer admits the waiting readers
-//   readers inside   readers holding the lock (including granted readers that have not noticed)
-//   waiting readers  readers queued for the next grant (arrived while W or pending writers > 0)
-//   pending writers  writers waiting to enter (they close the door to new readers)
+//   W               a writer is inside, or has reserved the lock and waits for the readers
+//                   inside to leave
+//   G               grant generation: flips when a releasing writer admits the queued readers
+//   S               readers starving: a queued reader ran out of spin budget; the next writer
+//                   release grants
+//   readers inside  readers holding the lock (granted readers count from the grant on)
+//   queued readers  readers that found W set
 //
-// Invariant: W => readers inside == 0; waiting readers > 0 => (W or pending writers > 0).
+// Invariant: W and readers inside > 0 only while the writer drains them; S => queued readers > 0.
 // At most 2^20 - 1 threads may use one lock at a time.
 //
-// States (W, readers, waiting, pending) and transitions:
+// States (W, r = readers inside, k = queued readers, S) and transitions:
 //
-//            lock_shared (p == 0)                  lock (r == 0, W == 0)
-//   (0,r,0,0) -------------------> (0,r+1,0,0)     (0,0,k,p) --------------> (1,0,k,p')
-//       |                                               ^        p' = p-1 if it was pending
-//       | lock (r > 0): p+1                             |
-//       v                                               | last unlock_shared: (0,1,k,p) -> (0,0,k,p)
-//   (0,r,k,p>0) --lock_shared: k+1 (door closed)--> (0,r,k+1,p)
-//
-//   (1,0,k,p) --unlock--> (0,k,0,p) with G flipped when k > 0: the queued readers are inside;
-//                                   pending writers wait for them to leave.
-//   (1,0,k,p) --lock_shared: k+1--> (1,0,k+1,p)
+//           lock_shared: r+1 (a queued reader: r+1, k-1)        lock: reserve      drained
+//   (0,r,k) <---------------------------------------> (0,r,k)   (0,r,k) -------> (1,r,k) ----> (1,0,k)
+//             unlock_shared: r-1                                                                |
+//   (1,r,k)   --lock_shared: k+1 (queue)--> (1,r,k+1)                                         |
+//   (.,.,k>0) --a queued reader's budget runs out--> S = 1                                     |
+//   (1,0,k,S=0) <----------------------------------------------------------------------------+
+//       | unlock: (0,0,k): the queued readers enter by themselves (or a writer reserves first)
+//   (1,0,k,S=1) --unlock--> (0,k,0,S=0), G flips: the queued readers are inside (grant)
 //
 // Memory order: every acquisition is an acquire RMW or load that pairs with the release RMW of
 // the unlock (or grant) it observes; every release is a release RMW.
@@ -61,9 +66,6 @@
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
-
-// Names rw_spinlock's own knobs: rw_spinlock::policy::set_spin_loops(...) and friends.
-struct rw_spinlock_tag;
 
 template <class Policy>
 class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
@@ -81,7 +83,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    std::uint64_t s = 0;  // guess: idle with G = 0; the second CAS covers G = 1 and pending writers
+    std::uint64_t s = 0;  // guess: idle with G = 0; the second CAS covers G = 1 and queued readers
     // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
     if (SPINWISE_UNLIKELY(!state_.compare_exchange_strong(s, kWriter, std::memory_order_acquire,
                                                           std::memory_order_relaxed)) &&
@@ -110,14 +112,9 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   void unlock() noexcept SPINWISE_RELEASE() {
     detail::tsan::pre_unlock(this, 0);
     std::uint64_t s = kWriter;  // guess: nobody queued, G = 0; a failed CAS loads the real value
-    for (;;) {
-      const std::uint64_t k = (s & kWaitingMask) >> kWaitingShift;
-      std::uint64_t next = s & ~(kWriter | kWaitingMask);
-      if (k != 0) next = (next + k * kReaderOne) ^ kGrant;
-      // (W, readers, waiting, G): 1,0,k,g -> 0,k,0,g^1 (k > 0: the queued readers are inside)
-      //                           1,0,0,g -> 0,0,0,g
-      // release pairs with the acquire of the next writer's CAS and of each granted reader's load.
-      if (state_.compare_exchange_weak(s, next, std::memory_order_release, std::memory_order_relaxed)) break;
+    // (W): 1 -> 0, and when S: (readers, queued, G, S): 0,k,g,1 -> k,0,g^1,0 (the grant).
+    // release pairs with the acquire of the next writer's CAS and of each granted reader's load.
+    while (!state_.compare_exchange_weak(s, released(s), std::memory_order_release, std::memory_order_relaxed)) {
     }
     detail::tsan::post_unlock(this, 0);
   }
@@ -127,7 +124,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+    // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
     if (SPINWISE_UNLIKELY(!reader_may_enter(s) ||
                           !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                          std::memory_order_relaxed))) {
@@ -136,13 +133,14 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
-  // Fails while a writer is inside or waiting (writer preference), never spuriously otherwise.
+  // Fails while a writer is inside or draining the readers (writer preference), never
+  // spuriously otherwise.
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
     while (reader_may_enter(s)) {
-      // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+      // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
       if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
         ok = true;
         break;
@@ -155,7 +153,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
-    // (readers): n -> n-1; release pairs with the acquire of the writer that enters at 0.
+    // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     state_.fetch_sub(kReaderOne, std::memory_order_release);
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
@@ -163,21 +161,35 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
  private:
   static constexpr std::uint64_t kWriter = 1;
   static constexpr std::uint64_t kGrant = 2;
+  static constexpr std::uint64_t kStarving = 4;
   static constexpr unsigned kFieldBits = 20;
   static constexpr std::uint64_t kFieldMax = (std::uint64_t{1} << kFieldBits) - 1;
-  static constexpr unsigned kReaderShift = 2;
-  static constexpr unsigned kWaitingShift = kReaderShift + kFieldBits;
-  static constexpr unsigned kPendingShift = kWaitingShift + kFieldBits;
+  static constexpr unsigned kReaderShift = 3;
+  static constexpr unsigned kQueuedShift = kReaderShift + kFieldBits;
   static constexpr std::uint64_t kReaderOne = std::uint64_t{1} << kReaderShift;
-  static constexpr std::uint64_t kWaitingOne = std::uint64_t{1} << kWaitingShift;
-  static constexpr std::uint64_t kPendingOne = std::uint64_t{1} << kPendingShift;
+  static constexpr std::uint64_t kQueuedOne = std::uint64_t{1} << kQueuedShift;
   static constexpr std::uint64_t kReaderMask = kFieldMax << kReaderShift;
-  static constexpr std::uint64_t kWaitingMask = kFieldMax << kWaitingShift;
-  static constexpr std::uint64_t kPendingMask = kFieldMax << kPendingShift;
-  static_assert(kPendingShift + kFieldBits <= 64, "fields overflow the word");
+  static constexpr std::uint64_t kQueuedMask = kFieldMax << kQueuedShift;
+  static_assert(kQueuedShift + kFieldBits <= 64, "fields overflow the word");
 
   static constexpr bool writer_may_enter(std::uint64_t s) noexcept { return (s & (kWriter | kReaderMask)) == 0; }
-  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & (kWriter | kPendingMask)) == 0; }
+  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
+
+  // The word after a writer's release of `s`: a grant when readers are starving.
+  static constexpr std::uint64_t released(std::uint64_t s) noexcept {
+    std::uint64_t next = s & ~kWriter;
+    if (s & kStarving) {
+      const std::uint64_t k = (s & kQueuedMask) >> kQueuedShift;
+      next = ((next & ~(kQueuedMask | kStarving)) + k * kReaderOne) ^ kGrant;
+    }
+    return next;
+  }
+
+  // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
+  static constexpr std::uint64_t self_admitted(std::uint64_t s) noexcept {
+    const std::uint64_t next = s + kReaderOne - kQueuedOne;
+    return (next & kQueuedMask) == 0 ? next & ~kStarving : next;
+  }
 
   // One wait step: a policy round while the budget lasts, then a yield per poll.
   static void pause(typename Policy::waiter& w) noexcept {
@@ -189,62 +201,71 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   }
 
   SPINWISE_COLD void lock_slow(std::uint64_t s) noexcept {
-    // Enter if the lock is free; otherwise announce ourselves, which closes the door to readers.
+    typename Policy::waiter w;
+    // Reserve: wait for no writer inside or draining, then (W): 0 -> 1. From here no reader
+    // enters. acquire pairs with the release in unlock.
     for (;;) {
-      if (writer_may_enter(s)) {
-        // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
-        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) return;
+      if ((s & kWriter) == 0) {
+        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
         continue;
       }
-      // (pending): p -> p+1
-      if (state_.compare_exchange_weak(s, s + kPendingOne, std::memory_order_relaxed)) break;
-    }
-    typename Policy::waiter w;
-    for (;;) {
       pause(w);
       s = state_.load(std::memory_order_relaxed);
-      while (writer_may_enter(s)) {
-        // (W, readers, pending): 0,0,p -> 1,0,p-1; acquire pairs with the release in unlock /
-        // unlock_shared.
-        if (state_.compare_exchange_weak(s, (s | kWriter) - kPendingOne, std::memory_order_acquire,
-                                         std::memory_order_relaxed)) {
-          return;
-        }
-      }
+    }
+    // Drain: wait for the readers inside to leave; acquire pairs with their unlock_shared.
+    while ((s & kReaderMask) != 0) {
+      pause(w);
+      s = state_.load(std::memory_order_acquire);
     }
   }
 
   SPINWISE_COLD void lock_shared_slow(std::uint64_t s) noexcept {
-    // Enter if the door is open; otherwise queue for the next writer's grant.
+    // Enter if no writer is inside or draining; otherwise queue.
     for (;;) {
       if (reader_may_enter(s)) {
-        // (W, readers, pending): 0,n,0 -> 0,n+1,0; acquire pairs with the release in unlock.
+        // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
           return;
         }
         continue;
       }
-      // (waiting): k -> k+1, with W or pending writers > 0 (the invariant's second half)
-      if (state_.compare_exchange_weak(s, s + kWaitingOne, std::memory_order_relaxed)) break;
+      // (queued): k -> k+1
+      if (state_.compare_exchange_weak(s, s + kQueuedOne, std::memory_order_relaxed)) break;
     }
-    // The grant that admits us flips G exactly once before we leave: a second grant needs a
-    // writer inside, and no writer enters while we count among the readers inside.
+    // The grant that admits us flips G once before we notice: only unlock grants, unlock needs a
+    // writer that drained the readers inside, and we count among them until we leave.
     const std::uint64_t gen = s & kGrant;
     typename Policy::waiter w;
     for (;;) {
-      pause(w);
       // acquire pairs with the release CAS in unlock that flipped G.
-      if ((state_.load(std::memory_order_acquire) & kGrant) != gen) return;
+      s = state_.load(std::memory_order_acquire);
+      if ((s & kGrant) != gen) return;
+      if (reader_may_enter(s)) {
+        // W cleared without a grant: enter by ourselves; acquire pairs with the release in unlock.
+        if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
+          return;
+        }
+        continue;
+      }
+      // Budget spent: (S): 0 -> 1, so that the next writer's release admits the queued readers.
+      // Strong CAS: a test relies on S being set once the budget is seen spent in a quiet word.
+      if (!(s & kStarving) && w.is_completed()) {
+        state_.compare_exchange_strong(s, s | kStarving, std::memory_order_relaxed);
+        continue;
+      }
+      pause(w);
     }
   }
 
   std::atomic<std::uint64_t> state_{0};
 };
 
+// Names rw_spinlock's own knobs: rw_spinlock::policy::set_spin_loops(...) and friends.
+struct rw_spinlock_tag;
+
 // The default policy is time_policy: InnoDB's randomized rounds with the unit in nanoseconds, so
-// the spin budget is the same time on every CPU (README, "the incident"), under rw_spinlock's own
-// knobs. Readers wait on a grant, not on the word's every change, so an exponential backoff
-// would only stretch their wait after the grant.
+// the spin budget (and with it how long a reader waits before it asks for a grant) is the same
+// time on every CPU, under rw_spinlock's own knobs.
 using rw_spinlock = rw_spinlock_t<time_policy<rw_spinlock_tag>>;
 
 static_assert(sizeof(rw_spinlock) == 8, "rw_spinlock is one 64-bit word");

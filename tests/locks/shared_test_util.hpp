@@ -114,16 +114,26 @@ void release(L& l, mode m) {
   }
 }
 
-// A Relax for the policies that tells a test when a thread has started waiting: a lock calls
-// its policy's snooze (and so relax_n) only once an acquisition found it busy, and spinwise's
-// shared locks queue a waiter (a reader for the next grant, a pending writer) before its first
-// snooze. A thread points `waiting` at its flag before it asks for the lock.
-struct signal_relax {
+// A wait policy for white-box ordering tests of rw_spinlock and hybrid_shared_mutex. Its spin
+// budget is spent from the start, so a queued reader marks the readers starving at once, and it
+// raises the calling thread's `waiting` flag at the second is_completed() call of a wait. A
+// queued reader asks is_completed() once before it sets S (strong CAS: it succeeds in a quiet
+// word) and again before it yields, so when the flag rises the reader is queued with S set.
+struct signal_policy {
   static inline thread_local std::atomic<bool>* waiting = nullptr;
-  static void relax_n(std::uint32_t n) noexcept {
-    if (waiting != nullptr) waiting->store(true);
-    for (std::uint32_t i = 0; i < n; ++i) std::this_thread::yield();
-  }
+  static constexpr const char* name() noexcept { return "signal"; }
+  class waiter {
+   public:
+    void snooze() noexcept {}
+    bool is_completed() noexcept {
+      if (++calls_ == 2 && waiting != nullptr) waiting->store(true);
+      return true;
+    }
+    std::uint32_t rounds() const noexcept { return 0; }
+
+   private:
+    int calls_ = 0;
+  };
 };
 
 template <class M, class = void>
