@@ -11,6 +11,7 @@
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/mcs_mutex.hpp"
 #include "spinwise/rw_spinlock.hpp"
 #include "spinwise/sx_lock.hpp"
@@ -126,18 +127,36 @@ std::unique_ptr<latch_set> make_array(std::size_t n) {
   return std::make_unique<latch_array<L, Shared>>(n);
 }
 
-// One spinwise lock template over the four policies.
-template <template <class> class Lock, bool Shared>
+// The lock statistics class every stress lock that takes a statistics policy records into.
+struct stress_latch_class {
+  static constexpr std::string_view name = kStressLatchClass;
+};
+using stress_stats = class_stats<stress_latch_class>;
+
+// One spinwise lock template over the four policies. MakeLock<P> names the lock type.
+template <template <class> class MakeLock, bool Shared>
 std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
   switch (p) {
-    case policy_kind::innodb: return make_array<Lock<counted<innodb_p>>, Shared>(n);
-    case policy_kind::time: return make_array<Lock<counted<time_p>>, Shared>(n);
-    case policy_kind::exp_backoff: return make_array<Lock<counted<exp_p>>, Shared>(n);
-    case policy_kind::no_backoff: return make_array<Lock<counted<none_p>>, Shared>(n);
+    case policy_kind::innodb: return make_array<MakeLock<counted<innodb_p>>, Shared>(n);
+    case policy_kind::time: return make_array<MakeLock<counted<time_p>>, Shared>(n);
+    case policy_kind::exp_backoff: return make_array<MakeLock<counted<exp_p>>, Shared>(n);
+    case policy_kind::no_backoff: return make_array<MakeLock<counted<none_p>>, Shared>(n);
     case policy_kind::none: break;
   }
   throw std::invalid_argument("internal: a spinwise lock without a policy");
 }
+
+// Locks with a statistics policy record into stress_latch (exact parks); the others take only
+// a wait policy. Spelled out per lock: a template template parameter with a defaulted second
+// parameter does not match `template <class> class` on Clang 14.
+template <class P> using hybrid_mutex_s = hybrid_mutex_t<P, stress_stats>;
+template <class P> using ttas_mutex_s = ttas_mutex_t<P, stress_stats>;
+template <class P> using tas_mutex_s = tas_mutex_t<P, stress_stats>;
+template <class P> using ticket_mutex_s = ticket_mutex_t<P, stress_stats>;
+template <class P> using mcs_mutex_s = mcs_mutex_t<P, stress_stats>;
+template <class P> using rw_spinlock_p = rw_spinlock_t<P>;
+template <class P> using hybrid_shared_mutex_p = hybrid_shared_mutex_t<P>;
+template <class P> using sx_lock_p = sx_lock_t<P>;
 
 using factory = std::unique_ptr<latch_set> (*)(policy_kind, std::size_t);
 
@@ -155,17 +174,17 @@ const std::vector<policy_kind> kNoBackoffFirst = {policy_kind::no_backoff, polic
 
 const std::vector<entry>& entries() {
   static const std::vector<entry> e = {
-      {{"hybrid_mutex", true, false, true, kInnodbFirst}, &make_spinwise<hybrid_mutex_t, false>},
-      {{"ttas_mutex", true, false, false, kInnodbFirst}, &make_spinwise<ttas_mutex_t, false>},
-      {{"tas_mutex", true, false, false, kInnodbFirst}, &make_spinwise<tas_mutex_t, false>},
-      {{"ticket_mutex", true, false, false, kNoBackoffFirst}, &make_spinwise<ticket_mutex_t, false>},
-      {{"mcs_mutex", true, false, false, kNoBackoffFirst}, &make_spinwise<mcs_mutex_t, false>},
-      {{"rw_spinlock", true, true, false, kInnodbFirst}, &make_spinwise<rw_spinlock_t, true>},
-      {{"hybrid_shared_mutex", true, true, true, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_t, true>},
-      {{"sx_lock", true, true, true, kInnodbFirst}, &make_spinwise<sx_lock_t, true>},
-      {{"std::mutex", false, false, true, {policy_kind::none}},
+      {{"hybrid_mutex", true, false, true, true, kInnodbFirst}, &make_spinwise<hybrid_mutex_s, false>},
+      {{"ttas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<ttas_mutex_s, false>},
+      {{"tas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<tas_mutex_s, false>},
+      {{"ticket_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<ticket_mutex_s, false>},
+      {{"mcs_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<mcs_mutex_s, false>},
+      {{"rw_spinlock", true, true, false, false, kInnodbFirst}, &make_spinwise<rw_spinlock_p, true>},
+      {{"hybrid_shared_mutex", true, true, true, false, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_p, true>},
+      {{"sx_lock", true, true, true, false, kInnodbFirst}, &make_spinwise<sx_lock_p, true>},
+      {{"std::mutex", false, false, true, false, {policy_kind::none}},
        [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }},
-      {{"std::shared_mutex", false, true, true, {policy_kind::none}},
+      {{"std::shared_mutex", false, true, true, false, {policy_kind::none}},
        [](policy_kind, std::size_t n) { return make_array<std::shared_mutex, true>(n); }},
   };
   return e;

@@ -3,8 +3,10 @@
 //
 // Every spinwise lock is instantiated with the stress Tag (its knobs are set without touching
 // the process-wide ones) and the emulated relaxer (so the spin delay is the emulated CPU's and is
-// timed), wrapped in a policy that counts spin episodes and spent budgets (parks, for the locks
-// that park). std::mutex and std::shared_mutex are the references: they have no policy, and
+// timed), wrapped in a policy that counts spin episodes and spent budgets. The locks that take a
+// statistics policy also record into the lock class "stress_latch", which counts their parks
+// exactly; for the others a spent budget stands for a park (they park right after it unless the
+// lock came free). std::mutex and std::shared_mutex are the references: they have no policy, and
 // their parks are not counted (voluntary context switches show them).
 //
 // A latch_set is N latches of one type behind one virtual call per operation: a few ns against
@@ -21,6 +23,9 @@
 
 namespace spinwise::stress {
 
+// The lock statistics class (<spinwise/lock_stats.hpp>) of the stress locks that take one.
+inline constexpr std::string_view kStressLatchClass = "stress_latch";
+
 enum class policy_kind : std::uint8_t { innodb, time, exp_backoff, no_backoff, none };
 
 std::string_view to_string(policy_kind p) noexcept;
@@ -31,6 +36,7 @@ struct lock_info {
   bool spinwise = false;  // has a wait policy (and class statistics)
   bool shared = false;    // has lock_shared (readers take it shared)
   bool parks = false;     // sleeps in the kernel once its spin budget is spent (else yields)
+  bool lock_stats = false;  // takes a statistics policy: records into kStressLatchClass
   std::vector<policy_kind> policies;  // the first one is the lock's default
 };
 const std::vector<lock_info>& lock_catalog();

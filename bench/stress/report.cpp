@@ -197,6 +197,9 @@ nlohmann::json to_json(const run_result& r) {
                   {"budgets_spent_per_s", r.budgets_spent_per_s},
                   {"parks", r.parks},
                   {"parks_per_s", r.parks_per_s},
+                  {"parks_exact", r.parks_exact},
+                  {"yields", r.yields},
+                  {"contended", r.contended},
                   {"semaphores", r.semaphores}};
   } else {
     j["waits"] = nullptr;
@@ -313,7 +316,10 @@ std::string format_run(const run_result& r) {
                 static_cast<unsigned long long>(r.spin_rounds), static_cast<unsigned long long>(r.clipped_rounds),
                 100.0 * r.process_cpu_ns / (r.window_s * 1e9 * r.cpus), r.cpus, r.vcsw_per_s, r.ivcsw_per_s);
   o << buf;
-  if (r.counted && r.parking_lock) {
+  if (r.counted && r.parks_exact) {
+    std::snprintf(buf, sizeof buf, "  parks/s %.0f (futex parks counted by the lock), yields/s %.0f\n", r.parks_per_s,
+                  static_cast<double>(r.yields) / r.window_s);
+  } else if (r.counted && r.parking_lock) {
     std::snprintf(buf, sizeof buf, "  parks/s %.0f (spin budgets spent, then yield and futex park)\n", r.parks_per_s);
   } else if (r.counted) {
     std::snprintf(buf, sizeof buf, "  parks/s 0 (%s never parks; budgets spent/s %.0f, then it yields per poll)\n",

@@ -21,6 +21,7 @@
 #include "histogram.hpp"
 #include "running_monitor.hpp"
 #include "spinwise/detail/jitter.hpp"
+#include "spinwise/runtime/stats_report.hpp"
 
 namespace spinwise::stress {
 
@@ -413,6 +414,7 @@ struct instant {
   double cpu_ns = 0;
   rusage ru{};
   spin_totals spin;
+  stats_snapshot stats;  // the lock classes' statistics (<spinwise/runtime/stats_report.hpp>)
 
   static instant now() {
     instant i;
@@ -420,6 +422,7 @@ struct instant {
     i.cpu_ns = now_process_cpu_ns();
     getrusage(RUSAGE_SELF, &i.ru);
     i.spin = spin_snapshot();
+    i.stats = take_stats_snapshot();
     return i;
   }
 };
@@ -535,8 +538,23 @@ run_result engine::run() {
     res.spin_episodes = b.spin.episodes - a.spin.episodes;
     res.budgets_spent = b.spin.budgets_spent - a.spin.budgets_spent;
     res.parks = res.parking_lock ? res.budgets_spent : 0;
+    if (info->lock_stats) {
+      const stats_snapshot d = diff_stats(a.stats, b.stats);
+      for (const lock_class_stats& c : d.classes) {
+        if (c.name != kStressLatchClass) continue;
+        res.parks_exact = true;
+        res.parks = c.totals.parks;
+        res.yields = c.totals.yields;
+        res.contended = c.totals.contended;
+        stats_snapshot only = d;
+        only.classes = {c};
+        res.semaphores = format_stats_text(only);
+      }
+    }
     res.parks_per_s = static_cast<double>(res.parks) / res.window_s;
     res.budgets_spent_per_s = static_cast<double>(res.budgets_spent) / res.window_s;
+  }
+  if (res.counted && res.semaphores.empty()) {
     char buf[512];
     const std::uint64_t rounds = res.spin_rounds + res.zero_rounds;
     std::snprintf(buf, sizeof buf,

@@ -104,9 +104,12 @@ struct run_result {
   bool parking_lock = false;              // the lock parks once its budget is spent (else yields)
   std::uint64_t spin_episodes = 0;        // waits that began spinning (InnoDB: spin waits)
   std::uint64_t budgets_spent = 0;        // episodes that ran out of rounds
-  std::uint64_t parks = 0;                // budgets_spent of a parking lock (InnoDB: OS waits)
+  std::uint64_t parks = 0;                // futex parks (InnoDB: OS waits), see parks_exact
+  bool parks_exact = false;               // counted by the lock's statistics policy at each park;
+                                          // else budgets_spent of a parking lock
+  std::uint64_t yields = 0, contended = 0;  // from the lock's statistics (parks_exact only)
   double parks_per_s = 0, budgets_spent_per_s = 0;
-  std::string semaphores;                 // InnoDB SEMAPHORES-style lines for the window
+  std::string semaphores;                 // InnoDB SEMAPHORES-style report of the window
 
   std::uint64_t vcsw = 0, ivcsw = 0;
   double vcsw_per_s = 0, ivcsw_per_s = 0;

@@ -255,8 +255,9 @@ TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
   const st::run_result p = run_with_work(c);
   expect_sound(p);
   EXPECT_TRUE(p.parking_lock);
+  EXPECT_TRUE(p.parks_exact) << "hybrid_mutex counts its parks through its statistics policy";
+  EXPECT_GT(p.budgets_spent, 0u);
   EXPECT_GT(p.parks, 0u);
-  EXPECT_EQ(p.parks, p.budgets_spent);
   EXPECT_EQ(p.spin_rounds, 0u) << "spin_loops = 0 must not delay";
 }
 
