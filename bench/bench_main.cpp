@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,10 +46,10 @@ constexpr const char* kUsage = R"(usage: spinwise-bench [options] [Google Benchm
 
 Measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run.
 
-  --mode=quick|full        quick: every benchmark once, with fixed small iteration counts (well
-                           under a minute on 2 CPUs; the smoke test; its numbers are indicative
-                           only); full (default): the whole grid, 3 repetitions in random
-                           interleaving, at least 0.3 s each (README.md "Benchmarks" says how long)
+  --mode=quick|full        quick: every benchmark once, at least 10 ms each (well under a minute
+                           on 2 CPUs; the smoke test; its numbers are indicative only); full
+                           (default): the whole grid, 3 repetitions in random interleaving, at
+                           least 0.3 s each (README.md "Benchmarks" says how long)
   --scenarios=LIST         any of uncontended,handoff,contended,rw (default: all)
   --threads=LIST           thread counts for contended and rw (default 1,2,3,4,8,16,32)
   --cs_ns=LIST             contended: critical-section lengths in ns (quick 100; full 0,100,1000)
@@ -56,14 +57,15 @@ Measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run.
   --rw_cs_ns=LIST          rw: critical-section lengths in ns (quick and full 100)
   --rw_local_ns=LIST       rw: work outside the lock in ns (quick 100; full 100,1000)
   --read_pct=LIST          read shares of the rw scenario, percent (default 50,90,99)
+  --max_run_ms=N           stop a contended, rw or handoff run's work after N ms and report what it
+                           did until then (counter capped=1): quick 250, full 3000
   --handoff_delay_ns=N     how long the owner waits after the waiter announced itself before it
                            releases, so the waiter is really inside lock() (default 2000)
   --list_locks             print the locks and the peers that were compiled out, then exit
   --help                   this text
 
 LIST is comma-separated integers. Any --benchmark_* flag is passed to Google Benchmark and wins
-over the mode's defaults, e.g. --benchmark_out=run.json --benchmark_out_format=json (quick mode's
-fixed iteration counts are the exception: they override --benchmark_min_time).
+over the mode's defaults, e.g. --benchmark_out=run.json --benchmark_out_format=json.
 )";
 
 struct config {
@@ -72,6 +74,7 @@ struct config {
   std::vector<long> cs_ns, local_ns, rw_cs_ns, rw_local_ns;
   std::vector<long> read_pct{50, 90, 99};
   long handoff_delay_ns = 2000;
+  long max_run_ms = 0;  // 0: the mode's default
   std::set<std::string> scenarios{"uncontended", "handoff", "contended", "rw"};
   bool list_locks = false;
 };
@@ -151,6 +154,9 @@ config parse_flags(int& argc, char** argv, std::vector<std::string>& passthrough
     } else if (name == "--handoff_delay_ns") {
       need_value();
       c.handoff_delay_ns = parse_int(name, value, 0, kMaxNs);
+    } else if (name == "--max_run_ms") {
+      need_value();
+      c.max_run_ms = parse_int(name, value, 1, 600'000);
     } else if (name == "--scenarios") {
       need_value();
       c.scenarios.clear();
@@ -171,6 +177,7 @@ config parse_flags(int& argc, char** argv, std::vector<std::string>& passthrough
   }
   if (!cs_set) c.cs_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{0, 100, 1000};
   if (!local_set) c.local_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{100, 1000};
+  if (c.max_run_ms == 0) c.max_run_ms = c.mode == "quick" ? 250 : 3000;
   if (!rw_cs_set) c.rw_cs_ns = {100};
   if (!rw_local_set) c.rw_local_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{100, 1000};
   return c;
@@ -226,6 +233,7 @@ void add_context(const config& c, int argc, char** argv, const std::vector<std::
   benchmark::AddCustomContext("bench.rw_local_ns", join(c.rw_local_ns));
   benchmark::AddCustomContext("bench.read_pct", join(c.read_pct));
   benchmark::AddCustomContext("bench.handoff_delay_ns", std::to_string(c.handoff_delay_ns));
+  benchmark::AddCustomContext("bench.max_run_ms", std::to_string(c.max_run_ms));
   benchmark::AddCustomContext("bench.work_ns_per_iteration", std::to_string(sb::work_ns_per_iteration()));
   std::string missing;
   for (const auto& m : sb::missing_peers()) missing += (missing.empty() ? "" : "; ") + m;
@@ -261,25 +269,17 @@ std::vector<std::string> register_all(const config& c) {
   const bool hand = c.scenarios.count("handoff") != 0;
   const bool cont = c.scenarios.count("contended") != 0;
   const bool rw = c.scenarios.count("rw") != 0;
-  // Quick mode runs fixed iteration counts: bounded work even where a lock collapses (a FIFO lock
-  // oversubscribed can slow 100x between Google Benchmark's trial runs and its final one).
-  const bool quick = c.mode == "quick";
-  auto iterations = [quick](benchmark::internal::Benchmark* b, benchmark::IterationCount n) {
-    if (quick) b->Iterations(n);
-    return b;
-  };
-  auto threads = [&c, &iterations](benchmark::internal::Benchmark* b) {
+  auto threads = [&c](benchmark::internal::Benchmark* b) {
     for (long t : c.threads) b->Threads(static_cast<int>(t));
-    iterations(b, 2000)->UseRealTime();
+    b->UseRealTime();
   };
 
   if (unc) {
-    iterations(benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>), 200000)
-        ->UseRealTime();
+    benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>)->UseRealTime();
     note({"xchg_floor", sb::lock_kind::floor, false});
   }
   if (hand) {
-    iterations(benchmark::RegisterBenchmark("handoff/c2c_oneway", sb::run_c2c), 20000)->UseRealTime();
+    benchmark::RegisterBenchmark("handoff/c2c_oneway", sb::run_c2c)->UseRealTime();
     note({"c2c_oneway", sb::lock_kind::floor, false});
   }
 
@@ -289,13 +289,12 @@ std::vector<std::string> register_all(const config& c) {
     if (!first_time(seen_x, typeid(L), info.name)) return;
     note(info);
     const std::string n = info.name;
-    if (unc) iterations(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>), 200000)->UseRealTime();
+    if (unc) benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>)->UseRealTime();
     if (hand) {
       const std::uint64_t delay = sb::iterations_for_ns(static_cast<double>(c.handoff_delay_ns));
-      iterations(benchmark::RegisterBenchmark(("handoff/" + n).c_str(),
-                                              [delay](benchmark::State& st) { sb::run_handoff<L>(st, delay); }),
-                 300)
-          ->UseRealTime();
+      benchmark::RegisterBenchmark(("handoff/" + n).c_str(), [delay](benchmark::State& st) {
+        sb::run_handoff<L>(st, delay);
+      })->UseRealTime();
     }
     if (cont) {
       for (long cs : c.cs_ns) {
@@ -321,11 +320,9 @@ std::vector<std::string> register_all(const config& c) {
     const std::string n = info.name;
     if (unc) {
       if (!seen_x.count(typeid(L))) {
-        iterations(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>), 200000)
-            ->UseRealTime();
+        benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>)->UseRealTime();
       }
-      iterations(benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>),
-                 200000)
+      benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>)
           ->UseRealTime();
     }
     if (rw) {
@@ -366,12 +363,18 @@ int main(int argc, char** argv) {
   // thread; a real program has threads, so the uncontended numbers must be taken after one.
   std::thread([] {}).join();
   sb::calibrate_work();
+  sb::run_cap() = std::chrono::milliseconds(c.max_run_ms);
   (void)spinwise::relax_ns_here();
   (void)spinwise::counter_frequency();
 
   // The mode's defaults first, so any --benchmark_* flag the user gives overrides them.
   std::vector<std::string> args{argv[0]};
-  if (c.mode == "full") {
+  if (c.mode == "quick") {
+    // Time-bounded, not a fixed count: a FIFO lock with a preempted next owner, or a pinned
+    // handoff on a loaded machine, can take milliseconds per acquisition, and a fixed count would
+    // then take minutes. Google Benchmark stops at the first trial run that lasts min_time.
+    args.emplace_back("--benchmark_min_time=0.01");
+  } else {
     args.emplace_back("--benchmark_min_time=0.3");
     args.emplace_back("--benchmark_repetitions=3");
     args.emplace_back("--benchmark_enable_random_interleaving=true");

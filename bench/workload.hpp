@@ -14,8 +14,11 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "spinwise/arch.hpp"
@@ -70,6 +73,44 @@ inline std::uint64_t now_ns() noexcept {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
+
+// The longest one benchmark run may take (set once at start-up from the mode). A FIFO lock whose
+// next owner is preempted, or a pinned handoff on a loaded machine, can take milliseconds per
+// acquisition; Google Benchmark sizes a run from a faster trial run and cannot stop it early, so
+// the benchmark bodies stop working once this has passed and report what they did until then
+// (the `capped` counter says so).
+inline std::chrono::nanoseconds& run_cap() noexcept {
+  static std::chrono::nanoseconds v{std::chrono::seconds(3)};
+  return v;
+}
+
+// Sets `expired` once run_cap() has passed, unless destroyed first. One sleeping thread per run.
+class run_deadline {
+ public:
+  explicit run_deadline(std::atomic<bool>& expired) : deadline_(std::chrono::steady_clock::now() + run_cap()) {
+    thread_ = std::thread([this, &expired] {
+      std::unique_lock<std::mutex> l(m_);
+      if (!cv_.wait_until(l, deadline_, [this] { return done_; })) expired.store(true, std::memory_order_relaxed);
+    });
+  }
+  ~run_deadline() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  run_deadline(const run_deadline&) = delete;
+  run_deadline& operator=(const run_deadline&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point deadline_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 // CPU time and context switches of the calling thread. CPU time from CLOCK_THREAD_CPUTIME_ID:
 // getrusage's ru_utime leaves out the time since the thread's last scheduler tick (up to 4 ms),
@@ -142,6 +183,7 @@ struct run_record {
     double cov = 0, min_count = 0, max_count = 0, window_total = 0;
     double cpu_ns = 0, voluntary = 0, involuntary = 0;
     double extra = 0;
+    bool capped = false;
   };
 
   // Thread 0, after the loop (Google Benchmark's stop barrier orders every thread's writes first).
@@ -216,6 +258,7 @@ inline void publish(benchmark::State& state, const run_record::summary& s) {
   state.counters["csw_per_acq"] = Counter((s.voluntary + s.involuntary) / total);
   state.counters["vcsw_per_acq"] = Counter(s.voluntary / total);
   state.counters["cpus_busy"] = Counter(s.wall_s > 0 ? s.cpu_ns * 1e-9 / s.wall_s : 0);
+  state.counters["capped"] = Counter(s.capped ? 1 : 0);
 }
 
 // The CPUs this process may run on, in order.

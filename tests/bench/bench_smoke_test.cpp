@@ -75,12 +75,12 @@ json minimal_run() {
        "run_type": "iteration", "iterations": 10, "real_time": 20.0},
       {"name": "handoff/std::mutex/real_time", "run_name": "handoff/std::mutex/real_time",
        "run_type": "iteration", "iterations": 10, "real_time": 2000.0,
-       "p50_ns": 100, "p90_ns": 150, "p99_ns": 200, "p999_ns": 300, "samples": 20},
+       "p50_ns": 100, "p90_ns": 150, "p99_ns": 200, "p999_ns": 300, "samples": 20, "capped": 0},
       {"name": "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2",
        "run_name": "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2",
        "run_type": "iteration", "iterations": 10, "real_time": 200.0,
        "acq_per_s": 5e6, "fair_cov": 0.1, "fair_min": 4, "fair_max": 6, "fair_window_acq": 10,
-       "cpu_ns_per_acq": 300, "csw_per_acq": 0.01, "vcsw_per_acq": 0.01, "cpus_busy": 1.5}
+       "cpu_ns_per_acq": 300, "csw_per_acq": 0.01, "vcsw_per_acq": 0.01, "cpus_busy": 1.5, "capped": 0}
     ]})");
 }
 
@@ -129,7 +129,7 @@ TEST(BenchJsonCheck, EmptyListingIsReported) { EXPECT_FALSE(check_bench_json(min
 
 // Bad flags: a clear message, exit status 2, nothing run.
 TEST(BenchFlags, BadValuesAreRefused) {
-  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs_ns=-5", "--read_pct=101", "--mode=slow",
+  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs_ns=-5", "--read_pct=101", "--mode=slow", "--max_run_ms=0",
                           "--scenarios=uncontended,bogus", "--handoff_delay_ns", "--benchmark_bogus=1"}) {
     const result r = run(quote(kBench) + " " + bad, true);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
