@@ -193,6 +193,11 @@ class Report:
         self.out(f"- **Peers missing:** {c.get('bench.peers_missing', '?')}")
         spin = [n for n in sorted(self.kinds) if self.kinds[n] == "spinwise"]
         self.out(f"- **spinwise locks measured:** {', '.join(spin) if spin else 'none'}")
+        capped = sorted(f"{k[0]}/{k[1]}" + "".join(f"/{a}:{b}" for a, b in k[2]) + f"/threads:{k[3]}"
+                        for k, m in self.results.items() if m.get("capped", 0) > 0)
+        if capped:
+            self.out(f"- **Runs stopped at the time cap ({c.get('bench.max_run_ms', '?')} ms; marked * in the "
+                     f"tables; they report what they did until then): {len(capped)}**")
         if self.errors:
             self.out(f"- **Benchmarks that failed ({len(self.errors)}):** " + "; ".join(self.errors))
         self.out()
@@ -306,7 +311,9 @@ class Report:
                 cells = [lock + (" (fifo)" if lock in self.fifo else "")]
                 for t in threads:
                     v = self.get(scenario, lock, params, t, "acq_per_s")
-                    cells.append(f"{fmt_ratio(ratio(v, refv[t]))} / {fmt_ratio(ratio(v, best[t][1] if best[t] else None))}")
+                    mark = "*" if (self.get(scenario, lock, params, t, "capped") or 0) > 0 else ""
+                    cells.append(f"{fmt_ratio(ratio(v, refv[t]))} / "
+                                 f"{fmt_ratio(ratio(v, best[t][1] if best[t] else None))}{mark}")
                 rows.append(cells)
             self.table(head, rows)
             for metric, title in (("fair_cov", "Fairness: coefficient of variation of per-thread acquisitions "
