@@ -5,6 +5,7 @@
 #   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   4. aarch64 cross build, tests under qemu-aarch64 once per relax kind (isb, yield, sb, none)
 #   5. a build forced onto the generic backend, tests included
+#   (stages 2-5 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
 #   6. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
 # Each stage prints what it ran and ctest's summary; the last line counts the stages.
 # Usage: tools/test.sh [stage ...]   (stages: release tsan asan aarch64 generic fuzz; default all)
@@ -71,16 +72,17 @@ stage_release() {
 }
 # Sanitized and emulated runs do less work per stress test (SPINWISE_TEST_SCALE) but the same checks.
 stage_tsan() {
-  build $broot/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=thread &&
+  build $broot/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=thread -DSPINWISE_BUILD_MICROBENCH=OFF &&
     run_ctest $broot/tsan SPINWISE_TEST_SCALE=0.25 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 --
 }
 stage_asan() {
-  build $broot/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=address &&
+  build $broot/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=address -DSPINWISE_BUILD_MICROBENCH=OFF &&
     run_ctest $broot/asan SPINWISE_TEST_SCALE=0.5 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 --
 }
 stage_aarch64() {
-  build $broot/aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" ||
+  build $broot/aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" \
+    -DSPINWISE_BUILD_MICROBENCH=OFF ||
     return 1
   local rc=0 kind
   for kind in isb yield sb none; do
@@ -96,7 +98,7 @@ stage_aarch64() {
   return $rc
 }
 stage_generic() {
-  build $broot/generic -DCMAKE_BUILD_TYPE=Release -DSPINWISE_ARCH=generic &&
+  build $broot/generic -DCMAKE_BUILD_TYPE=Release -DSPINWISE_ARCH=generic -DSPINWISE_BUILD_MICROBENCH=OFF &&
     run_ctest $broot/generic SPINWISE_TEST_SCALE=0.5 -- -LE package
 }
 
