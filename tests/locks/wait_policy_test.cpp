@@ -379,30 +379,33 @@ struct live_tag;
 TEST(Knobs, RunningWaiterSeesAChangeAtItsNextRound) {
   using P = spinwise::innodb_policy<live_tag, counting_relax>;
   ASSERT_TRUE(P::set({1, 1, spinwise::kMaxSpinLoops}));  // delay 1: every draw is 0 relaxes
-  std::atomic<std::uint64_t> rounds{0};
-  std::atomic<bool> nonzero_before_change{false};
-  std::atomic<bool> changed{false};
-  std::atomic<bool> saw_change{false};
+  std::atomic<std::int64_t> rounds{0};
+  std::atomic<std::int64_t> first_nonzero{-1};  // the round that first waited, -1 = none yet
+  std::atomic<std::uint32_t> first_value{0};
+  std::atomic<bool> give_up{false};
   std::thread waiter([&] {
     P::waiter w;  // one wait, from before the change to after it
-    while (!saw_change.load()) {
-      const bool after = changed.load();
+    for (std::int64_t i = 0; !give_up.load(); ++i) {
       w.snooze();
       if (t_last != 0) {
-        if (!after) nonzero_before_change.store(true);
-        saw_change.store(true);
+        first_value.store(t_last);
+        first_nonzero.store(i);
+        return;
       }
       rounds.fetch_add(1);
     }
   });
-  // (A broken policy may show a delay before any change: then the waiter stops early.)
-  while (rounds.load() < 1000 && !saw_change.load()) std::this_thread::yield();
-  changed.store(true);
+  // Rounds 0..999 have finished before the change is made.
+  while (rounds.load() < 1000 && first_nonzero.load() < 0) std::this_thread::yield();
   ASSERT_TRUE(P::set({1000, 100, spinwise::kMaxSpinLoops}));
-  // P(draw 0) = 1/1000 per round: the waiter sees a non-zero delay within a few rounds.
+  // P(draw 0) = 1/1000 per round: a waiter that reads the knobs each round waits within a few.
+  const auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (first_nonzero.load() < 0 && std::chrono::steady_clock::now() < give_up_at) std::this_thread::yield();
+  give_up.store(true);
   waiter.join();
-  EXPECT_FALSE(nonzero_before_change.load());
-  EXPECT_TRUE(saw_change.load());
+  ASSERT_GE(first_nonzero.load(), 0) << "the running waiter never used the new knobs";
+  EXPECT_GE(first_nonzero.load(), 1000) << "it waited before the change";
+  EXPECT_EQ(first_value.load() % 100, 0u) << "a delay not made of the new multiplier";
 }
 
 // The same through a real lock: a thread blocked in lock() spinning under the old knobs picks up
