@@ -86,6 +86,13 @@ struct latch {
     l.unlock_sx();
     return odd;
   }
+  void guarded_upgrade() SPINWISE_EXCLUDES(l) {  // README's example
+    spinwise::sx_guard<spinwise::sx_lock> g(l);
+    const int seen = tree;
+    l.upgrade();
+    tree = seen + 1;
+    l.downgrade();
+  }
   void adopt() SPINWISE_EXCLUDES(l) {
     l.lock_sx();
     spinwise::sx_guard<spinwise::sx_lock> g(l, std::adopt_lock);
@@ -106,6 +113,7 @@ int main() {
   c.write(3);
   (void)a.write_try(4);
   x.modify();
+  x.guarded_upgrade();
   x.adopt();
   return a.read() + b.read_manual() + c.read() + static_cast<int>(a.read_try()) + t.attempt() + x.peek() +
          static_cast<int>(x.try_sx());
