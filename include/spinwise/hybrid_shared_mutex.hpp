@@ -83,14 +83,18 @@
 #include "spinwise/detail/futex.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/innodb_policy.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
 
-template <class Policy>
+// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp); shared
+// and exclusive acquisitions count alike, a timed wait that gives up is not reported.
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr hybrid_shared_mutex_t() noexcept = default;
   hybrid_shared_mutex_t(const hybrid_shared_mutex_t&) = delete;
@@ -104,6 +108,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
     if (SPINWISE_UNLIKELY(!try_enter_writer())) lock_slow(no_deadline{});
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
@@ -118,6 +123,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
   }
@@ -134,6 +140,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = try_enter_writer() || lock_slow(clock_deadline<Clock, Duration>{at});
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
   }
@@ -161,6 +168,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
                                                          std::memory_order_relaxed))) {
       lock_shared_slow(s, no_deadline{});
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
@@ -177,6 +185,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
@@ -196,6 +205,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     const bool ok = (reader_may_enter(s) && state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                                            std::memory_order_relaxed)) ||
                     lock_shared_slow(s, clock_deadline<Clock, Duration>{at});
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
@@ -314,14 +324,15 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   // Steps 1-3 of the sleep protocol (file top). Returns on a wake-up, a spurious return, a
-  // timeout, or at once when ready(word) holds; the caller re-checks.
+  // timeout, or at once when ready(word) holds (then false: it did not sleep); the caller
+  // re-checks.
   template <class Ready, class Deadline>
-  void park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready, const Deadline& d) noexcept {
+  bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready, const Deadline& d) noexcept {
     // acquire pairs with the release bump in wake().
     const std::uint32_t e = seq.load(std::memory_order_acquire);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     for (;;) {
-      if (ready(s)) return;
+      if (ready(s)) return false;
       if (s & parked_bit) break;
       // (RP or WP): 0 -> 1; release orders our read of seq before the waker's bump.
       if (state_.compare_exchange_weak(s, s | parked_bit, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
@@ -331,56 +342,70 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     } else {
       detail::futex_wait(seq, e);
     }
+    return true;
   }
 
-  // One spin episode: Policy rounds, one yield. Returns false when the episode is over and the
-  // caller should park.
-  struct episode {
-    typename Policy::waiter w;
-    bool yielded = false;
+  // One wait and its statistics: spin episodes (Policy rounds, then one yield) with a sleep
+  // between them.
+  class waiting {
+   public:
+    typename Policy::waiter w;  // the current episode's
 
+    // One step of the episode; false when it is over and the caller should park.
     bool pause() noexcept {
       if (!w.is_completed()) {
-        w.snooze();
+        m_.snooze(w);
         return true;
       }
-      if (!yielded) {
-        yielded = true;
-        std::this_thread::yield();
+      if (!yielded_) {
+        yielded_ = true;
+        m_.yield();
         return true;
       }
       return false;
     }
+    // After park(): a fresh episode.
+    void next_episode(bool slept) noexcept {
+      if (slept) m_.parked();
+      m_.account(w);
+      w = typename Policy::waiter{};
+      yielded_ = false;
+    }
+    // The wait ended in the lock: report it.
+    void entered() noexcept {
+      m_.account(w);
+      m_.done();
+    }
+
+   private:
+    detail::wait_meter<Stats> m_;
+    bool yielded_ = false;
   };
 
   template <class Deadline>
   SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
-    {  // Reserve: wait for no writer inside or draining, then take W; no reader enters from then on.
-      episode ep;
-      for (;;) {
-        std::uint64_t s = state_.load(std::memory_order_relaxed);
-        if (no_writer(s)) {
-          // (W): 0 -> 1; acquire pairs with the release in unlock.
-          if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
-          continue;
-        }
-        if (d.expired()) return false;
-        if (!ep.pause()) {
-          park(writer_seq_, kWritersParked, no_writer, d);
-          ep = episode{};
-        }
+    waiting wt;
+    for (;;) {  // Reserve: wait for no writer inside or draining, then take W; no reader enters after.
+      std::uint64_t s = state_.load(std::memory_order_relaxed);
+      if (no_writer(s)) {
+        // (W): 0 -> 1; acquire pairs with the release in unlock.
+        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
+        continue;
       }
+      if (d.expired()) return false;
+      if (!wt.pause()) wt.next_episode(park(writer_seq_, kWritersParked, no_writer, d));
     }
-    episode ep;  // Drain: wait for the readers inside to leave.
-    for (;;) {
+    for (;;) {  // Drain: wait for the readers inside to leave.
       // acquire pairs with the release in the readers' unlock_shared.
-      if (drained(state_.load(std::memory_order_acquire))) return true;
-      if (d.expired()) return withdraw_reservation();
-      if (!ep.pause()) {
-        park(writer_seq_, kWritersParked, drained, d);
-        ep = episode{};
+      if (drained(state_.load(std::memory_order_acquire))) break;
+      if (d.expired()) {
+        if (!withdraw_reservation()) return false;
+        break;
       }
+      if (!wt.pause()) wt.next_episode(park(writer_seq_, kWritersParked, drained, d));
     }
+    wt.entered();
+    return true;
   }
 
   // A draining writer's deadline passed. Keeps the lock if the readers have left after all;
@@ -405,11 +430,16 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   template <class Deadline>
   SPINWISE_COLD bool lock_shared_slow(std::uint64_t s, const Deadline& d) noexcept {
+    waiting wt;
+    const auto entered = [&wt] {
+      wt.entered();
+      return true;
+    };
     for (;;) {  // enter if no writer is inside or draining, else queue
       if (reader_may_enter(s)) {
         // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
-          return true;
+          return entered();
         }
         continue;
       }
@@ -422,29 +452,25 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     const std::uint64_t gen = s & kGrant;
     const auto admitted = [gen](std::uint64_t v) { return (v & kGrant) != gen || reader_may_enter(v); };
     for (;;) {
-      episode ep;
-      for (;;) {
-        // acquire pairs with the release CAS in unlock that flipped G.
-        s = state_.load(std::memory_order_acquire);
-        if ((s & kGrant) != gen) return true;
-        if (reader_may_enter(s)) {
-          // W cleared without a grant: enter by ourselves; acquire pairs with the release in unlock.
-          if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
-            return true;
-          }
-          continue;
+      // acquire pairs with the release CAS in unlock that flipped G.
+      s = state_.load(std::memory_order_acquire);
+      if ((s & kGrant) != gen) return entered();
+      if (reader_may_enter(s)) {
+        // W cleared without a grant: enter by ourselves; acquire pairs with the release in unlock.
+        if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
+          return entered();
         }
-        if (d.expired()) return withdraw_reader(gen);
-        // Budget spent: (S): 0 -> 1, so that the next writer release admits the queued readers;
-        // a reader sleeps only after this. Strong CAS: a test relies on S being set once the
-        // budget is seen spent in a quiet word.
-        if (!(s & kStarving) && ep.w.is_completed()) {
-          state_.compare_exchange_strong(s, s | kStarving, std::memory_order_relaxed);
-          continue;
-        }
-        if (!ep.pause()) break;
+        continue;
       }
-      park(reader_seq_, kReadersParked, admitted, d);
+      if (d.expired()) return withdraw_reader(gen) && entered();
+      // Budget spent: (S): 0 -> 1, so that the next writer release admits the queued readers;
+      // a reader sleeps only after this. Strong CAS: a test relies on S being set once the
+      // budget is seen spent in a quiet word.
+      if (!(s & kStarving) && wt.w.is_completed()) {
+        state_.compare_exchange_strong(s, s | kStarving, std::memory_order_relaxed);
+        continue;
+      }
+      if (!wt.pause()) wt.next_episode(park(reader_seq_, kReadersParked, admitted, d));
     }
   }
 
@@ -481,6 +507,8 @@ struct hybrid_shared_mutex_tag;
 using hybrid_shared_mutex = hybrid_shared_mutex_t<innodb_policy<hybrid_shared_mutex_tag>>;
 
 static_assert(sizeof(hybrid_shared_mutex) == 16, "hybrid_shared_mutex: a 64-bit word and two futex words");
+static_assert(sizeof(hybrid_shared_mutex_t<innodb_policy<>, class_stats<struct hybrid_shared_mutex_tag>>) == 16,
+              "statistics live outside the lock");
 static_assert(std::is_nothrow_default_constructible_v<hybrid_shared_mutex>);
 
 }  // namespace spinwise

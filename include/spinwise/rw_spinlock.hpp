@@ -62,15 +62,19 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-template <class Policy>
+// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp); shared
+// and exclusive acquisitions count alike.
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr rw_spinlock_t() noexcept = default;
   rw_spinlock_t(const rw_spinlock_t&) = delete;
@@ -91,6 +95,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
                                                                  std::memory_order_relaxed))) {
       lock_slow(s);
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
@@ -105,6 +110,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -130,6 +136,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
                                                          std::memory_order_relaxed))) {
       lock_shared_slow(s);
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
@@ -146,6 +153,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock |
                                       (ok ? 0 : detail::tsan::kTryLockFailed));
     return ok;
@@ -191,17 +199,20 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
     return (next & kQueuedMask) == 0 ? next & ~kStarving : next;
   }
 
+  using meter = detail::wait_meter<Stats>;
+
   // One wait step: a policy round while the budget lasts, then a yield per poll.
-  static void pause(typename Policy::waiter& w) noexcept {
+  static void pause(typename Policy::waiter& w, meter& m) noexcept {
     if (!w.is_completed()) {
-      w.snooze();
+      m.snooze(w);
     } else {
-      std::this_thread::yield();
+      m.yield();
     }
   }
 
   SPINWISE_COLD void lock_slow(std::uint64_t s) noexcept {
     typename Policy::waiter w;
+    meter m;
     // Reserve: wait for no writer inside or draining, then (W): 0 -> 1. From here no reader
     // enters. acquire pairs with the release in unlock.
     for (;;) {
@@ -209,23 +220,31 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
         if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
         continue;
       }
-      pause(w);
+      pause(w, m);
       s = state_.load(std::memory_order_relaxed);
     }
     // Drain: wait for the readers inside to leave; acquire pairs with their unlock_shared.
     while ((s & kReaderMask) != 0) {
-      pause(w);
+      pause(w, m);
       s = state_.load(std::memory_order_acquire);
     }
+    m.account(w);
+    m.done();
   }
 
   SPINWISE_COLD void lock_shared_slow(std::uint64_t s) noexcept {
+    typename Policy::waiter w;
+    meter m;
+    const auto entered = [&] {
+      m.account(w);
+      m.done();
+    };
     // Enter if no writer is inside or draining; otherwise queue.
     for (;;) {
       if (reader_may_enter(s)) {
         // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
-          return;
+          return entered();
         }
         continue;
       }
@@ -235,15 +254,14 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
     // The grant that admits us flips G once before we notice: only unlock grants, unlock needs a
     // writer that drained the readers inside, and we count among them until we leave.
     const std::uint64_t gen = s & kGrant;
-    typename Policy::waiter w;
     for (;;) {
       // acquire pairs with the release CAS in unlock that flipped G.
       s = state_.load(std::memory_order_acquire);
-      if ((s & kGrant) != gen) return;
+      if ((s & kGrant) != gen) return entered();
       if (reader_may_enter(s)) {
         // W cleared without a grant: enter by ourselves; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
-          return;
+          return entered();
         }
         continue;
       }
@@ -253,7 +271,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
         state_.compare_exchange_strong(s, s | kStarving, std::memory_order_relaxed);
         continue;
       }
-      pause(w);
+      pause(w, m);
     }
   }
 
@@ -269,6 +287,8 @@ struct rw_spinlock_tag;
 using rw_spinlock = rw_spinlock_t<time_policy<rw_spinlock_tag>>;
 
 static_assert(sizeof(rw_spinlock) == 8, "rw_spinlock is one 64-bit word");
+static_assert(sizeof(rw_spinlock_t<time_policy<>, class_stats<struct rw_spinlock_tag>>) == 8,
+              "statistics live outside the lock");
 static_assert(std::is_nothrow_default_constructible_v<rw_spinlock>);
 
 }  // namespace spinwise

@@ -74,6 +74,7 @@
 #include "spinwise/detail/futex.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/innodb_policy.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
@@ -81,10 +82,13 @@ namespace spinwise {
 // Names sx_lock's own knobs: sx_lock::policy::set_spin_wait_delay(...) and friends.
 struct sx_lock_tag;
 
-template <class Policy>
+// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp). S, SX
+// and X acquisitions count alike; upgrade and downgrade are not acquisitions.
+template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") sx_lock_t {
  public:
   using policy = Policy;
+  using stats = Stats;
 
   constexpr sx_lock_t() noexcept = default;
   sx_lock_t(const sx_lock_t&) = delete;
@@ -106,6 +110,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
             !state_.compare_exchange_strong(s, kX, std::memory_order_acquire, std::memory_order_relaxed))) {
       lock_slow();
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
     tsan_token_acquired(0);
   }
@@ -121,6 +126,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
@@ -146,6 +152,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
                                                                            std::memory_order_relaxed))) {
       lock_shared_slow();
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
@@ -161,6 +168,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
@@ -183,6 +191,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
                                                                                  std::memory_order_relaxed))) {
       lock_sx_slow();
     }
+    Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
     tsan_token_acquired(0);
   }
@@ -198,6 +207,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
+    if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
@@ -272,7 +282,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     detail::tsan::post_unlock(&epoch_, 0);
   }
 
-  // One wait: Policy rounds, one yield, then sleep; a fresh episode after each wake-up.
+  // One wait and its statistics: Policy rounds, one yield, then sleep; a fresh episode after
+  // each wake-up.
   class waiting {
    public:
     explicit waiting(sx_lock_t& l) noexcept : l_(l) {}
@@ -284,21 +295,28 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         const std::uint32_t s = l_.state_.load(std::memory_order_acquire);
         if (ready(s)) return s;
         if (!w_.is_completed()) {
-          w_.snooze();
+          m_.snooze(w_);
         } else if (!yielded_) {
           yielded_ = true;
-          std::this_thread::yield();
+          m_.yield();
         } else {
-          l_.park(ready);
+          if (l_.park(ready)) m_.parked();
+          m_.account(w_);
           w_ = typename Policy::waiter{};
           yielded_ = false;
         }
       }
     }
+    // The wait ended in the lock: report it.
+    void entered() noexcept {
+      m_.account(w_);
+      m_.done();
+    }
 
    private:
     sx_lock_t& l_;
     typename Policy::waiter w_;
+    detail::wait_meter<Stats> m_;
     bool yielded_ = false;
   };
 
@@ -311,7 +329,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     for (;;) {
       std::uint32_t s = w.until(no_x);
       // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
-      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) return;
+      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return w.entered();
+      }
     }
   }
 
@@ -320,7 +340,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     for (;;) {
       std::uint32_t s = w.until(no_x_sx);
       // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
-      if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed)) return;
+      if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return w.entered();
+      }
     }
   }
 
@@ -332,26 +354,28 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       // release in unlock / unlock_sx.
       if (state_.compare_exchange_weak(s, s | kX, std::memory_order_acquire, std::memory_order_relaxed)) {
         if ((s & kReaderMask) != 0) w.until(drained);  // its acquire load pairs with unlock_shared
-        return;
+        return w.entered();
       }
     }
   }
 
   SPINWISE_COLD void drain() noexcept { waiting(*this).until(drained); }
 
-  // Sleep steps (file top). Returns on a wake-up, a spurious return, or at once when ready.
+  // Sleep steps (file top). Returns on a wake-up, a spurious return, or at once when ready
+  // (then false: it did not sleep).
   template <class Ready>
-  void park(Ready ready) noexcept {
+  bool park(Ready ready) noexcept {
     // acquire pairs with the release bump in wake().
     const std::uint32_t e = epoch_.load(std::memory_order_acquire);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     for (;;) {
-      if (ready(s)) return;
+      if (ready(s)) return false;
       if (s & kParked) break;
       // (P): 0 -> 1; release orders our read of epoch_ before the waker's bump.
       if (state_.compare_exchange_weak(s, s | kParked, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
     }
     detail::futex_wait(epoch_, e);
+    return true;
   }
 
   void wake() noexcept {
@@ -375,6 +399,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 using sx_lock = sx_lock_t<innodb_policy<sx_lock_tag>>;
 
 static_assert(sizeof(sx_lock) == 8, "sx_lock: a 32-bit word and a 32-bit futex word");
+static_assert(sizeof(sx_lock_t<innodb_policy<>, class_stats<struct sx_lock_tag>>) == 8,
+              "statistics live outside the latch");
 static_assert(std::is_nothrow_default_constructible_v<sx_lock>);
 
 // Holds SX for a scope: the annotated guard for lock_sx / unlock_sx (S: shared_lock_guard or

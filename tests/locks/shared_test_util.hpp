@@ -130,6 +130,7 @@ struct signal_policy {
       return true;
     }
     std::uint32_t rounds() const noexcept { return 0; }
+    std::uint64_t relaxes() const noexcept { return 0; }
 
    private:
     int calls_ = 0;
