@@ -78,7 +78,8 @@ struct counted {
 template <class Class>
 counted diff_since(const sw::stats_snapshot& before) {
   counted r;
-  const sw::lock_class_stats* c = find(sw::diff_stats(before, sw::take_stats_snapshot()), Class::name);
+  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
+  const sw::lock_class_stats* c = find(d, Class::name);
   if (c != nullptr) {
     r.acquisitions = c->totals.acquisitions;
     r.contended = c->totals.contended;

@@ -83,7 +83,8 @@ TEST(LockStatsOnLocks, TtasCountsOneScriptedContendedAcquisition) {
   while (!flag_relaxer::snoozed.load(std::memory_order_acquire)) std::this_thread::yield();
   mu.unlock();
   waiter.join();
-  const sw::lock_class_stats* c = find(sw::diff_stats(before, sw::take_stats_snapshot()), "test.ttas");
+  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
+  const sw::lock_class_stats* c = find(d, "test.ttas");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.acquisitions, 12u);
   EXPECT_EQ(c->totals.contended, 1u);
@@ -117,7 +118,8 @@ TEST(LockStatsOnLocks, HybridCountsAParkedWaiter) {
   const bool saw_park = thread_state(tid.load()) == 'S';
   mu.unlock();
   waiter.join();
-  const sw::lock_class_stats* c = find(sw::diff_stats(before, sw::take_stats_snapshot()), "test.hybrid");
+  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
+  const sw::lock_class_stats* c = find(d, "test.hybrid");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.acquisitions, 2u);
   EXPECT_EQ(c->totals.contended, 1u);

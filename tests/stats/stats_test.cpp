@@ -149,7 +149,8 @@ TEST(LockStats, DiffAcrossACounterWrapIsExact) {
   const sw::lock_class_stats* raw = find(after, "test.wrap");
   ASSERT_NE(raw, nullptr);
   EXPECT_EQ(raw->totals.rounds, 14u);  // wrapped
-  const sw::lock_class_stats* c = find(sw::diff_stats(before, after), "test.wrap");
+  const sw::stats_snapshot d = sw::diff_stats(before, after);
+  const sw::lock_class_stats* c = find(d, "test.wrap");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.rounds, 25u);
   EXPECT_EQ(c->totals.contended, 1u);
@@ -163,7 +164,8 @@ TEST(LockStats, ResetCountsFromZeroAgain) {
   for (int i = 0; i < 5; ++i) S::on_acquire();
   S::on_contended(w);
   sw::reset_stats();
-  const sw::lock_class_stats* zero = find(sw::take_stats_snapshot(), "test.reset");
+  const sw::stats_snapshot z = sw::take_stats_snapshot();
+  const sw::lock_class_stats* zero = find(z, "test.reset");
   ASSERT_NE(zero, nullptr);
   EXPECT_EQ(zero->totals.acquisitions, 0u);
   EXPECT_EQ(zero->totals.contended, 0u);
