@@ -176,11 +176,13 @@ void derive_recommendations(calibration_result& r);
 double default_target_ns(double core_hz);
 ut_delay_figure ut_delay(unsigned spin_wait_delay, unsigned pause_multiplier, double relax_ns);
 
-// The in-process quick calibration for engines that ship no profile: one CPU (the calling
-// thread's, pinned for the duration), one relax kind, in well under 5 ms.
+// The in-process quick calibration for engines that ship no profile: one CPU (the one the calling
+// thread runs on; it is not pinned, a migration during the ~0.1 ms of trials is detected and the
+// measurement repeated), one relax kind. ~0.1 ms, plus ~1 ms the first time a process reads the
+// counter rate (counter_frequency() timing the TSC where CPUID does not give it): under 5 ms.
 struct quick_calibration {
   relax_kind kind = relax_kind::none;
-  int cpu = -1;
+  int cpu = -1;            // -1: the thread migrated during every attempt
   double ns = 0;           // per relax, median
   double ticks = 0;        // counter ticks per relax, median
   double cycles = 0;       // core cycles per relax (estimate)
