@@ -31,7 +31,7 @@ namespace detail {
 
 inline bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, unsigned bit) noexcept {
   unsigned r[4] = {0, 0, 0, 0};
-  if (__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(leaf & 0x80000000u, nullptr)) < leaf) return false;
   __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
   return (r[reg] >> bit) & 1u;
 }
