@@ -146,17 +146,17 @@ std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
   throw std::invalid_argument("internal: a spinwise lock without a policy");
 }
 
-// Locks with a statistics policy record into stress_latch (exact parks); the others take only
-// a wait policy. Spelled out per lock: a template template parameter with a defaulted second
-// parameter does not match `template <class> class` on Clang 14.
+// Every spinwise lock records into stress_latch (exact parks). Spelled out per lock: a template
+// template parameter with a defaulted second parameter does not match `template <class> class`
+// on Clang 14.
 template <class P> using hybrid_mutex_s = hybrid_mutex_t<P, stress_stats>;
 template <class P> using ttas_mutex_s = ttas_mutex_t<P, stress_stats>;
 template <class P> using tas_mutex_s = tas_mutex_t<P, stress_stats>;
 template <class P> using ticket_mutex_s = ticket_mutex_t<P, stress_stats>;
 template <class P> using mcs_mutex_s = mcs_mutex_t<P, stress_stats>;
-template <class P> using rw_spinlock_p = rw_spinlock_t<P>;
-template <class P> using hybrid_shared_mutex_p = hybrid_shared_mutex_t<P>;
-template <class P> using sx_lock_p = sx_lock_t<P>;
+template <class P> using rw_spinlock_s = rw_spinlock_t<P, stress_stats>;
+template <class P> using hybrid_shared_mutex_s = hybrid_shared_mutex_t<P, stress_stats>;
+template <class P> using sx_lock_s = sx_lock_t<P, stress_stats>;
 
 using factory = std::unique_ptr<latch_set> (*)(policy_kind, std::size_t);
 
@@ -179,9 +179,9 @@ const std::vector<entry>& entries() {
       {{"tas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<tas_mutex_s, false>},
       {{"ticket_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<ticket_mutex_s, false>},
       {{"mcs_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<mcs_mutex_s, false>},
-      {{"rw_spinlock", true, true, false, false, kInnodbFirst}, &make_spinwise<rw_spinlock_p, true>},
-      {{"hybrid_shared_mutex", true, true, true, false, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_p, true>},
-      {{"sx_lock", true, true, true, false, kInnodbFirst}, &make_spinwise<sx_lock_p, true>},
+      {{"rw_spinlock", true, true, false, true, kInnodbFirst}, &make_spinwise<rw_spinlock_s, true>},
+      {{"hybrid_shared_mutex", true, true, true, true, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_s, true>},
+      {{"sx_lock", true, true, true, true, kInnodbFirst}, &make_spinwise<sx_lock_s, true>},
       {{"std::mutex", false, false, true, false, {policy_kind::none}},
        [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }},
       {{"std::shared_mutex", false, true, true, false, {policy_kind::none}},

@@ -3,11 +3,11 @@
 //
 // Every spinwise lock is instantiated with the stress Tag (its knobs are set without touching
 // the process-wide ones) and the emulated relaxer (so the spin delay is the emulated CPU's and is
-// timed), wrapped in a policy that counts spin episodes and spent budgets. The locks that take a
-// statistics policy also record into the lock class "stress_latch", which counts their parks
-// exactly; for the others a spent budget stands for a park (they park right after it unless the
-// lock came free). std::mutex and std::shared_mutex are the references: they have no policy, and
-// their parks are not counted (voluntary context switches show them).
+// timed), wrapped in a policy that counts spin episodes and spent budgets, and records into the
+// lock class "stress_latch" (<spinwise/lock_stats.hpp>), which counts parks exactly. A lock
+// without a statistics policy would fall back to spent budgets standing for parks (lock_stats
+// false). std::mutex and std::shared_mutex are the references: they have no policy, and their
+// parks are not counted (voluntary context switches show them).
 //
 // A latch_set is N latches of one type behind one virtual call per operation: a few ns against
 // critical sections and work measured in microseconds, and the workload is compiled once instead

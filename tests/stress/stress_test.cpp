@@ -228,6 +228,7 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
       expect_sound(r);
       EXPECT_GT(r.subqueries_executed_all, 0u);
       EXPECT_EQ(r.counted, li.spinwise);
+      EXPECT_EQ(r.parks_exact, li.lock_stats) << "the lock's statistics did not reach the run";
     }
   }
 }
