@@ -269,13 +269,19 @@ std::vector<std::string> register_all(const config& c) {
   const bool hand = c.scenarios.count("handoff") != 0;
   const bool cont = c.scenarios.count("contended") != 0;
   const bool rw = c.scenarios.count("rw") != 0;
+  // Uncontended runs never wait, so a fixed count bounds them; in quick mode it also keeps Google
+  // Benchmark from accepting a 1-iteration trial that a preemption stretched past the 10 ms minimum.
+  auto single = [&c](benchmark::internal::Benchmark* b) {
+    if (c.mode == "quick") b->Iterations(200000);
+    b->UseRealTime();
+  };
   auto threads = [&c](benchmark::internal::Benchmark* b) {
     for (long t : c.threads) b->Threads(static_cast<int>(t));
     b->UseRealTime();
   };
 
   if (unc) {
-    benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>)->UseRealTime();
+    single(benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>));
     note({"xchg_floor", sb::lock_kind::floor, false});
   }
   if (hand) {
@@ -289,7 +295,7 @@ std::vector<std::string> register_all(const config& c) {
     if (!first_time(seen_x, typeid(L), info.name)) return;
     note(info);
     const std::string n = info.name;
-    if (unc) benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>)->UseRealTime();
+    if (unc) single(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>));
     if (hand) {
       const std::uint64_t delay = sb::iterations_for_ns(static_cast<double>(c.handoff_delay_ns));
       benchmark::RegisterBenchmark(("handoff/" + n).c_str(), [delay](benchmark::State& st) {
@@ -320,10 +326,9 @@ std::vector<std::string> register_all(const config& c) {
     const std::string n = info.name;
     if (unc) {
       if (!seen_x.count(typeid(L))) {
-        benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>)->UseRealTime();
+        single(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>));
       }
-      benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>)
-          ->UseRealTime();
+      single(benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>));
     }
     if (rw) {
       for (long pct : c.read_pct) {
