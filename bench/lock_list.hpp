@@ -16,11 +16,13 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "peers.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/mcs_mutex.hpp"
 #include "spinwise/rw_spinlock.hpp"
 #include "spinwise/sx_lock.hpp"
@@ -50,6 +52,11 @@ inline constexpr lock_kind spinwise_lock = lock_kind::spinwise;
 inline constexpr lock_kind peer = lock_kind::peer;
 inline constexpr lock_kind floor_lock = lock_kind::floor;
 
+// The statistics class of the "+stats" variants.
+struct bench_stats_class {
+  static constexpr std::string_view name = "bench";
+};
+
 template <class Visitor>
 void exclusive_locks(Visitor&& v) {
   // spinwise, default policies
@@ -76,6 +83,12 @@ void exclusive_locks(Visitor&& v) {
     {"hybrid_mutex<exp_backoff>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<cpu_relaxer, hybrid_mutex_tag>>>,
     {"hybrid_mutex<no_backoff>", spinwise_lock, false});
+
+  // statistics on (issue 7's overhead: compare with the same lock without them)
+  v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>, spinwise::class_stats<bench_stats_class>>>,
+    {"ttas_mutex+stats", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>, spinwise::class_stats<bench_stats_class>>>,
+    {"hybrid_mutex+stats", spinwise_lock, false});
 
   // peers
   v(as<std::mutex>, {"std::mutex", peer, false});

@@ -79,6 +79,7 @@ struct exp_backoff_policy : detail::knob_api<detail::exp_backoff_spec, Tag> {
 
   class waiter {
    public:
+    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
     waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::exp_backoff_spec, Tag>(), 2)) {}
 
     void snooze() noexcept {

@@ -76,6 +76,7 @@ struct innodb_policy : detail::knob_api<detail::innodb_spec, Tag> {
   // One busy-lock episode. Built on the stack when an acquisition finds the lock taken.
   class waiter {
    public:
+    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
     waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::innodb_spec, Tag>(), 2)) {}
 
     // One round: ut_delay(ut::random_from_interval(0, spin_wait_delay)). Re-reads the knobs, so

@@ -31,9 +31,11 @@
 #include <new>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/spin_time.hpp"
 
 namespace spinwise {
 
@@ -324,11 +326,20 @@ struct wait_meter<Stats, true> {
   std::uint64_t start = read_counter();
   wait_record r;
 
+  // A snooze is timed by the counter, so a thread descheduled in the middle of one would count
+  // its time off the CPU as spinning (on an oversubscribed machine that multiplied the spin CPU
+  // share 14x). A snooze that took more than twice what its relaxes cost plus 50 us was
+  // preempted: it counts at what its relaxes cost.
   template <class Waiter>
   void snooze(Waiter& w) noexcept {
+    const std::uint64_t n0 = w.relaxes();
     const std::uint64_t t0 = read_counter();
     w.snooze();
-    r.spin_ticks += read_counter() - t0;
+    const std::uint64_t took = read_counter() - t0;
+    const double hz = static_cast<double>(counter_frequency());
+    r.spin_ticks += SPINWISE_LIKELY(static_cast<double>(took) <= 50e-6 * hz)
+                        ? took
+                        : clip_preempted(took, w.relaxes() - n0, snooze_relax_ns<Waiter>() * hz * 1e-9, hz);
   }
   void yield() noexcept {
     std::this_thread::yield();
@@ -344,6 +355,30 @@ struct wait_meter<Stats, true> {
   void done() noexcept {
     r.wait_ticks = read_counter() - start;
     Stats::on_contended(r);
+  }
+
+  // The ticks a snooze of `relaxes` relaxes costing `ticks_per_relax` each is counted at.
+  static std::uint64_t clip_preempted(std::uint64_t took, std::uint64_t relaxes, double ticks_per_relax,
+                                      double hz) noexcept {
+    const double expected = static_cast<double>(relaxes) * ticks_per_relax;
+    return static_cast<double>(took) > 2.0 * expected + 50e-6 * hz ? static_cast<std::uint64_t>(expected) : took;
+  }
+
+ private:
+  template <class W, class = void>
+  struct has_relax : std::false_type {};
+  template <class W>
+  struct has_relax<W, std::void_t<typename W::relax>> : std::true_type {};
+
+  // Nanoseconds one relax of the waiter's Relax costs (an emulated relax says its own length; a
+  // waiter that names no Relax is taken to issue this CPU's relax instruction).
+  template <class Waiter>
+  static double snooze_relax_ns() noexcept {
+    if constexpr (has_relax<Waiter>::value) {
+      return 1.0 / detail::relaxes_per_ns<typename Waiter::relax>();
+    } else {
+      return relax_ns_here();
+    }
   }
 };
 

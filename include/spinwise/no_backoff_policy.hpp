@@ -53,6 +53,7 @@ struct no_backoff_policy : detail::knob_api<detail::no_backoff_spec, Tag> {
 
   class waiter {
    public:
+    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
     waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::no_backoff_spec, Tag>(), 0)) {}
 
     void snooze() noexcept {

@@ -75,6 +75,7 @@ struct time_policy : detail::knob_api<detail::time_spec, Tag> {
 
   class waiter {
    public:
+    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
     waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::time_spec, Tag>(), 2)) {}
 
     void snooze() noexcept {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -203,4 +204,57 @@ TEST(LockStats, TextAndJsonReports) {
             std::string::npos)
       << json;
   EXPECT_NE(json.find("\"os_waits\":1"), std::string::npos);
+}
+
+namespace {
+
+struct clip_class {
+  static constexpr std::string_view name = "test.clip";
+};
+
+// A Relax that says each relax costs 10 ns but is descheduled for 5 ms whenever it runs: what a
+// spinning thread preempted in the middle of its delay looks like to the counter.
+struct preempted_relaxer {
+  static constexpr double relax_ns() noexcept { return 10.0; }
+  static void relax_n(std::uint32_t) noexcept { std::this_thread::sleep_for(std::chrono::milliseconds(5)); }
+};
+
+struct preempted_waiter {
+  using relax = preempted_relaxer;
+  void snooze() noexcept {
+    relax::relax_n(100);
+    relaxes_ += 100;
+    ++rounds_;
+  }
+  std::uint32_t rounds() const noexcept { return rounds_; }
+  std::uint64_t relaxes() const noexcept { return relaxes_; }
+
+ private:
+  std::uint64_t relaxes_ = 0;
+  std::uint32_t rounds_ = 0;
+};
+
+}  // namespace
+
+TEST(LockStats, PreemptedSnoozeCountsAtItsRelaxCost) {
+  using meter = sw::detail::wait_meter<sw::class_stats<clip_class>>;
+  const double hz = static_cast<double>(sw::counter_frequency());
+  meter m;
+  preempted_waiter w;
+  m.snooze(w);
+  m.snooze(w);
+  // Two snoozes of 100 relaxes x 10 ns: 2 us of spinning, not the 10 ms spent asleep.
+  const auto expected = static_cast<std::uint64_t>(100 * 10e-9 * hz);
+  EXPECT_NEAR(static_cast<double>(m.r.spin_ticks), 2.0 * static_cast<double>(expected), 2.0);
+  EXPECT_LT(static_cast<double>(m.r.spin_ticks), 5e-3 * hz);
+}
+
+TEST(LockStats, ClipKeepsASnoozeWithinTwiceItsCostPlus50us) {
+  using meter = sw::detail::wait_meter<sw::class_stats<clip_class>>;
+  const double hz = 1e9;  // 1 tick = 1 ns
+  // 1000 relaxes of 2 ticks: expected 2000 ticks, limit 2 x 2000 + 50000.
+  EXPECT_EQ(meter::clip_preempted(2000, 1000, 2.0, hz), 2000u);    // as expected
+  EXPECT_EQ(meter::clip_preempted(54000, 1000, 2.0, hz), 54000u);  // slow, at the limit: measured
+  EXPECT_EQ(meter::clip_preempted(54001, 1000, 2.0, hz), 2000u);   // beyond: preempted, clipped
+  EXPECT_EQ(meter::clip_preempted(10'000'000, 0, 2.0, hz), 0u);    // a zero-length round asleep
 }
