@@ -5,10 +5,10 @@
 // Fairness is rw_spinlock's: a writer reserves the lock (no new reader enters) and then waits
 // for the readers inside to leave, so readers cannot starve it; readers that find a writer
 // inside or draining queue and enter by themselves once it leaves; a queued reader that spent
-// its spin budget marks the readers starving, and the next writer release then admits every
-// queued reader in one step (a grant), so writers cannot starve readers either. The lock hands
-// itself to waiting threads (which may be asleep or preempted) only for readers that already
-// waited a whole budget. Writers among themselves race for the reservation (no FIFO).
+// its spin budget starts a readers' turn, and no writer reserves again until every queued reader
+// has entered, so writers cannot starve readers either. The lock never hands itself to a
+// waiting thread (which may be asleep or preempted): each one enters by itself when it runs.
+// Writers among themselves race for the reservation (no FIFO).
 //
 // Waiting follows InnoDB: Policy rounds of randomized relax delays (InnoDB's own policy by
 // default, under this lock's knobs), one yield, then sleep in the kernel until a release wakes
@@ -20,21 +20,21 @@
 // exclusively while holding it shared (the writer waits for itself). Cost: uncontended
 // lock_shared/unlock_shared is one CAS and one fetch_sub; lock/unlock one CAS each; a release
 // that finds sleepers adds one atomic add and one futex_wake syscall. Parked waiters are woken
-// all at once (as InnoDB's os_event_set does): the readers of a grant all need to run, and of
-// the writers one wins while the rest go back to sleep. 16 bytes.
+// all at once (as InnoDB's os_event_set does): the queued readers all may enter, and of the
+// writers one wins while the rest go back to sleep. 16 bytes.
 //
 // Lock word (64 bits) plus two 32-bit futex sequence words (reader_seq_, writer_seq_):
 //
-//   bit   63......45 44..............25 24..............5  4   3   2  1  0
-//         unused     queued readers (20)  readers inside (20)  WP  RP  S  G  W
+//   bit   63......44 43..............24 23..............4  3   2   1  0
+//         unused     queued readers (20)  readers inside (20)  WP  RP  S  W
 //
-//   W, G, S, readers inside, queued readers: as in rw_spinlock.hpp.
+//   W, S (readers' turn), readers inside, queued readers: as in rw_spinlock.hpp.
 //   RP  a reader may be asleep on reader_seq_ (set by the sleeper, cleared by the waker)
 //   WP  a writer may be asleep on writer_seq_
 //
 // Invariant: W and readers inside > 0 only while the writer drains them; S => queued readers
-// > 0; a queued reader sleeps only once S is set (so a release without a grant has no queued
-// reader to wake). At most 2^20 - 1 threads may use one lock at a time.
+// > 0; a queued reader sleeps only once S is set. At most 2^20 - 1 threads may use one lock at
+// a time.
 //
 // States (W, r = readers inside, k = queued readers) and transitions:
 //
@@ -43,10 +43,10 @@
 //             unlock_shared: r-1                       (wakes WP when r reaches 0 under W)
 //   (1,r,k)   --lock_shared: k+1 (queue)--> (1,r,k+1)
 //   (.,.,k>0) --a queued reader's budget runs out--> S = 1 (then it yields once and sleeps)
-//   (1,0,k,S=0) --unlock--> (0,0,k)               wakes WP; queued readers enter by themselves
-//   (1,0,k,S=1) --unlock--> (0,k,0), G flips      grant; wakes WP and RP
-//   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes WP and RP (no grant: G flips
-//                                                  only when no reader is inside)
+//   (1,0,k,S)   --unlock--> (0,0,k,S)             wakes WP and RP; queued readers enter by
+//                                                 themselves; with S no writer reserves
+//   (0,r,1,S=1) --the last queued reader enters or gives up--> (0,r+1 or r,0,S=0)  wakes WP
+//   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes WP and RP
 //
 // Sleeping and waking, and why no wake-up is lost. A sleeper of kind X (reader: RP on
 // reader_seq_; writer: WP on writer_seq_) does, in order:
@@ -55,8 +55,8 @@
 //      it in (acq_rel); a failed CAS goes back to the start of 2.
 //   3. futex_wait(seq, e): the kernel sleeps only while seq == e.
 // A waker is whoever makes the condition of an X true (the transitions marked "wakes" above; a
-// reader waits for "G flipped, or W clear", a writer for "W clear" and then, once it reserved,
-// for "no reader inside"):
+// reader waits for "W clear", a writer for "W and S clear" and then, once it reserved, for "no
+// reader inside"):
 //   a. in the same RMW that changes the state, or in a later RMW, clears X's parked bit (acq_rel);
 //   b. if the bit was set: seq.fetch_add(1, release), then futex_wake_all(seq).
 // Take the sleeper's last read of the word in 2 (value V: condition false, parked bit set).
@@ -66,12 +66,10 @@
 // the release/acquire pair would make the clear visible to the read in 2 (message passing):
 // it would not have read V. So e predates B, and futex_wait either returns at once (seq != e)
 // or sleeps and is woken by B's futex_wake_all. A timed-out sleeper just leaves: wake-ups go to
-// all sleepers, so none is consumed by a thread that then gives up. The one transition that
-// makes readers' condition true without waking them, an unlock without a grant, has no queued
-// reader asleep (S = 0).
+// all sleepers, so none is consumed by a thread that then gives up.
 //
-// Memory order: entering is an acquire RMW or load (for a granted reader, of the flipped G; for
-// a draining writer, of "no reader inside") that pairs with the release RMW it observes.
+// Memory order: entering is an acquire RMW or load (for a draining writer, of "no reader
+// inside") that pairs with the release RMW it observes.
 
 #include <atomic>
 #include <chrono>
@@ -147,12 +145,10 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   void unlock() noexcept SPINWISE_RELEASE() {
     detail::tsan::pre_unlock(this, 0);
-    std::uint64_t s = kWriter;  // guess: nobody waits, G = 0; a failed CAS loads the real value
-    // (W, WP): 1,x -> 0,0, and with S: (readers, queued, G, S, RP): 0,k,g,1,x -> k,0,g^1,0,0.
-    // release pairs with the acquire of whoever enters next; acquire orders the sleepers'
-    // parked-bit CAS before our wake (file top).
-    while (!state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
-    }
+    // (W, WP, RP): 1,x,y -> 0,0,0. release pairs with the acquire of whoever enters next;
+    // acquire orders the sleepers' parked-bit CAS before our wake (file top).
+    const std::uint64_t s =
+        state_.fetch_and(~(kWriter | kWritersParked | kReadersParked), std::memory_order_acq_rel);
     wake_after_release(s);
     detail::tsan::post_unlock(this, 0);
   }
@@ -222,13 +218,12 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
  private:
   static constexpr std::uint64_t kWriter = 1;
-  static constexpr std::uint64_t kGrant = 2;
-  static constexpr std::uint64_t kStarving = 4;
-  static constexpr std::uint64_t kReadersParked = 8;
-  static constexpr std::uint64_t kWritersParked = 16;
+  static constexpr std::uint64_t kReadersTurn = 2;
+  static constexpr std::uint64_t kReadersParked = 4;
+  static constexpr std::uint64_t kWritersParked = 8;
   static constexpr unsigned kFieldBits = 20;
   static constexpr std::uint64_t kFieldMax = (std::uint64_t{1} << kFieldBits) - 1;
-  static constexpr unsigned kReaderShift = 5;
+  static constexpr unsigned kReaderShift = 4;
   static constexpr unsigned kQueuedShift = kReaderShift + kFieldBits;
   static constexpr std::uint64_t kReaderOne = std::uint64_t{1} << kReaderShift;
   static constexpr std::uint64_t kQueuedOne = std::uint64_t{1} << kQueuedShift;
@@ -236,35 +231,26 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   static constexpr std::uint64_t kQueuedMask = kFieldMax << kQueuedShift;
   static_assert(kQueuedShift + kFieldBits <= 64, "fields overflow the word");
 
-  static constexpr bool writer_may_enter(std::uint64_t s) noexcept { return (s & (kWriter | kReaderMask)) == 0; }
+  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return (s & (kWriter | kReadersTurn)) == 0; }
+  static constexpr bool writer_may_enter(std::uint64_t s) noexcept {
+    return writer_may_reserve(s) && (s & kReaderMask) == 0;
+  }
   static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
-  static constexpr bool no_writer(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
   static constexpr bool drained(std::uint64_t s) noexcept { return (s & kReaderMask) == 0; }
 
   static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
     return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
   }
 
-  // The word after unlock: writers may reserve again (WP cleared: they are woken), and starving
-  // queued readers are granted.
-  static constexpr std::uint64_t released(std::uint64_t s) noexcept {
-    std::uint64_t next = s & ~(kWriter | kWritersParked);
-    if (s & kStarving) {
-      const std::uint64_t k = (s & kQueuedMask) >> kQueuedShift;
-      next = ((next & ~(kQueuedMask | kStarving | kReadersParked)) + k * kReaderOne) ^ kGrant;
-    }
-    return next;
-  }
-
   // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
   static constexpr std::uint64_t self_admitted(std::uint64_t s) noexcept {
     const std::uint64_t next = s + kReaderOne - kQueuedOne;
-    return (next & kQueuedMask) == 0 ? next & ~kStarving : next;
+    return (next & kQueuedMask) == 0 ? next & ~kReadersTurn : next;
   }
 
   // Step b of the wake protocol for a release of `old` (the word before it).
   void wake_after_release(std::uint64_t old) noexcept {
-    if ((old & (kStarving | kReadersParked)) == (kStarving | kReadersParked)) wake(reader_seq_);
+    if (old & kReadersParked) wake(reader_seq_);
     if (old & kWritersParked) wake(writer_seq_);
   }
 
@@ -304,7 +290,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   bool try_enter_writer() noexcept {
-    std::uint64_t s = 0;  // guess: idle with G = 0; the second CAS covers G = 1 and stale bits
+    std::uint64_t s = 0;  // guess: idle; the second CAS covers stale parked bits
     // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
     return state_.compare_exchange_strong(s, kWriter, std::memory_order_acquire, std::memory_order_relaxed) ||
            (writer_may_enter(s) &&
@@ -385,15 +371,16 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   template <class Deadline>
   SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
     waiting wt;
-    for (;;) {  // Reserve: wait for no writer inside or draining, then take W; no reader enters after.
+    for (;;) {  // Reserve: wait for no writer inside or draining and no readers' turn, then take W;
+                // no reader enters after.
       std::uint64_t s = state_.load(std::memory_order_relaxed);
-      if (no_writer(s)) {
+      if (writer_may_reserve(s)) {
         // (W): 0 -> 1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
         continue;
       }
       if (d.expired()) return false;
-      if (!wt.pause()) wt.next_episode(park(writer_seq_, kWritersParked, no_writer, d));
+      if (!wt.pause()) wt.next_episode(park(writer_seq_, kWritersParked, writer_may_reserve, d));
     }
     for (;;) {  // Drain: wait for the readers inside to leave.
       // acquire pairs with the release in the readers' unlock_shared.
@@ -409,9 +396,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   // A draining writer's deadline passed. Keeps the lock if the readers have left after all;
-  // otherwise gives W up. No grant here: readers are still inside, and a grant now could flip G
-  // twice under a granted reader that has not looked yet (G is one bit). The queued readers
-  // enter by themselves instead, so the sleeping ones are woken.
+  // otherwise gives W up. The queued readers enter by themselves, so the sleeping ones are woken.
   SPINWISE_COLD bool withdraw_reservation() noexcept {
     std::uint64_t s = state_.load(std::memory_order_acquire);
     for (;;) {
@@ -447,50 +432,50 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       // (queued): k -> k+1
       if (state_.compare_exchange_weak(s, s + kQueuedOne, std::memory_order_relaxed)) break;
     }
-    // The grant that admits us flips G once before we notice: only unlock grants, unlock needs a
-    // writer that drained the readers inside, and we count among them until we leave.
-    const std::uint64_t gen = s & kGrant;
-    const auto admitted = [gen](std::uint64_t v) { return (v & kGrant) != gen || reader_may_enter(v); };
     for (;;) {
-      // acquire pairs with the release CAS in unlock that flipped G.
-      s = state_.load(std::memory_order_acquire);
-      if ((s & kGrant) != gen) return entered();
+      s = state_.load(std::memory_order_relaxed);
       if (reader_may_enter(s)) {
-        // W cleared without a grant: enter by ourselves; acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
-          return entered();
-        }
+        // W cleared: enter by ourselves; acquire pairs with the release in unlock.
+        if (leave_queue(s, self_admitted(s))) return entered();
         continue;
       }
-      if (d.expired()) return withdraw_reader(gen) && entered();
-      // Budget spent: (S): 0 -> 1, so that the next writer release admits the queued readers;
-      // a reader sleeps only after this. Strong CAS: a test relies on S being set once the
-      // budget is seen spent in a quiet word.
-      if (!(s & kStarving) && wt.w.is_completed()) {
-        state_.compare_exchange_strong(s, s | kStarving, std::memory_order_relaxed);
+      if (d.expired()) return withdraw_reader() && entered();
+      // Budget spent: (S): 0 -> 1, so that no writer reserves after this one until the queued
+      // readers have entered; a reader sleeps only after this. Strong CAS: a test relies on S
+      // being set once the budget is seen spent in a quiet word.
+      if (!(s & kReadersTurn) && wt.w.is_completed()) {
+        state_.compare_exchange_strong(s, s | kReadersTurn, std::memory_order_relaxed);
         continue;
       }
-      if (!wt.pause()) wt.next_episode(park(reader_seq_, kReadersParked, admitted, d));
+      if (!wt.pause()) wt.next_episode(park(reader_seq_, kReadersParked, reader_may_enter, d));
     }
   }
 
-  // A queued reader's deadline passed. It may have been admitted meanwhile: then it holds the lock.
-  SPINWISE_COLD bool withdraw_reader(std::uint64_t gen) noexcept {
-    std::uint64_t s = state_.load(std::memory_order_acquire);
+  // A queued reader leaves the queue (CAS from `s` to `next`, acquire). When that ends a readers'
+  // turn, writers that sleep until it ends are woken: (WP): 1 -> 0 in the same CAS.
+  bool leave_queue(std::uint64_t& s, std::uint64_t next) noexcept {
+    const bool ends_turn = (s & kReadersTurn) != 0 && (next & kReadersTurn) == 0;
+    if (ends_turn) next &= ~kWritersParked;
+    if (!state_.compare_exchange_weak(s, next, ends_turn ? std::memory_order_acq_rel : std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+      return false;
+    }
+    if (ends_turn && (s & kWritersParked)) wake(writer_seq_);
+    return true;
+  }
+
+  // A queued reader's deadline passed. W may have cleared meanwhile: then it enters after all.
+  SPINWISE_COLD bool withdraw_reader() noexcept {
+    std::uint64_t s = state_.load(std::memory_order_relaxed);
     for (;;) {
-      if ((s & kGrant) != gen) return true;  // granted; acquire pairs with the release in unlock
       if (reader_may_enter(s)) {
-        if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_acquire)) {
-          return true;
-        }
+        if (leave_queue(s, self_admitted(s))) return true;
         continue;
       }
-      // (queued): k -> k-1, and S -> 0 with k = 1 (nobody left to grant)
+      // (queued): k -> k-1, and S -> 0 with k = 1 (the turn ends with the last queued reader)
       std::uint64_t next = s - kQueuedOne;
-      if ((next & kQueuedMask) == 0) next &= ~kStarving;
-      if (state_.compare_exchange_weak(s, next, std::memory_order_acquire, std::memory_order_acquire)) {
-        return false;
-      }
+      if ((next & kQueuedMask) == 0) next &= ~kReadersTurn;
+      if (leave_queue(s, next)) return false;
     }
   }
 

@@ -310,10 +310,10 @@ TYPED_TEST(SharedLock, ReadersDoNotStarveUnderAStreamOfWriters) {
 
 // Bug guarded: writer preference without the readers' turn, shown deterministically. A
 // writer holds the lock and a reader that has waited out its spin budget (signal_policy: none)
-// queues behind it. The release must hand the lock to that reader in the same step, so the
-// releasing writer cannot take it straight back: a try_lock right after unlock fails. A lock
-// that merely prefers writers lets the writer back in (and, under a stream of writers, never
-// lets the reader in).
+// queues behind it, which starts a readers' turn. After the release no writer may reserve until
+// that reader has entered, so the releasing writer cannot take the lock straight back: a
+// try_lock right after unlock fails. A lock that merely prefers writers lets the writer back in
+// (and, under a stream of writers, never lets the reader in).
 template <class L>
 void starving_reader_goes_before_the_next_writer() {
   spinwise_test::watchdog dog("starving_reader_goes_before_the_next_writer");
@@ -340,10 +340,10 @@ void starving_reader_goes_before_the_next_writer() {
   }
 }
 
-TEST(SharedLockGrant, RwSpinlockAdmitsStarvingReadersBeforeTheNextWriter) {
+TEST(SharedLockReadersTurn, RwSpinlockAdmitsStarvingReadersBeforeTheNextWriter) {
   starving_reader_goes_before_the_next_writer<spinwise::rw_spinlock_t<spinwise_test::signal_policy>>();
 }
-TEST(SharedLockGrant, HybridSharedMutexAdmitsStarvingReadersBeforeTheNextWriter) {
+TEST(SharedLockReadersTurn, HybridSharedMutexAdmitsStarvingReadersBeforeTheNextWriter) {
   starving_reader_goes_before_the_next_writer<spinwise::hybrid_shared_mutex_t<spinwise_test::signal_policy>>();
 }
 
@@ -389,7 +389,7 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
 }
 
 // Bug guarded: a lock that livelocks or collapses when threads outnumber CPUs and holders are
-// preempted (unbounded spinning, a grant to readers that never run). 8x more threads than CPUs,
+// preempted (unbounded spinning, handing the lock to readers that are not running). 8x more threads than CPUs,
 // a quarter of the acquisitions exclusive; every thread must finish all of its work.
 TYPED_TEST(SharedLock, OversubscribedProgress) {
   spinwise_test::watchdog dog("OversubscribedProgress");

@@ -16,21 +16,14 @@
 
 #include "spinwise/runtime/stats_report.hpp"
 #include "spinwise/spinwise.hpp"
+#include "../stats/stats_test_util.hpp"
 
 namespace sw = spinwise;
+using spinwise_test::find_class;
+using spinwise_test::flag_relaxer;
+using spinwise_test::thread_state;
 
 namespace {
-
-// A Relax that says when a waiter reached its slow path (its first snooze) and counts relaxes.
-struct flag_relaxer {
-  static inline std::atomic<bool> snoozed{false};
-  static inline std::atomic<std::uint64_t> issued{0};
-  static void relax_n(std::uint32_t n) noexcept {
-    issued.fetch_add(n, std::memory_order_relaxed);
-    snoozed.store(true, std::memory_order_release);
-    sw::cpu_relax_n(n);
-  }
-};
 
 struct rw_class {
   static constexpr std::string_view name = "test.shared.rw_spinlock";
@@ -44,22 +37,6 @@ struct sx_class {
 struct rw_tag;
 struct hybrid_tag;
 struct sx_tag;
-
-const sw::lock_class_stats* find(const sw::stats_snapshot& s, std::string_view name) {
-  for (const auto& c : s.classes) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
-// 'S' once the thread sleeps in the kernel (here: parked on the futex).
-char thread_state(pid_t tid) {
-  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string line;
-  std::getline(f, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
-}
 
 }  // namespace
 
@@ -79,7 +56,7 @@ template <class Class>
 counted diff_since(const sw::stats_snapshot& before) {
   counted r;
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find(d, Class::name);
+  const sw::lock_class_stats* c = find_class(d, Class::name);
   if (c != nullptr) {
     r.acquisitions = c->totals.acquisitions;
     r.contended = c->totals.contended;

@@ -159,8 +159,9 @@ TYPED_TEST(SharedTimed, TimedWaitsSucceedAfterRelease) {
   }
 }
 
-// Bug guarded: a queued reader that times out but stays counted. The next writer's release
-// would then "grant" a reader that is gone, and the lock would stay read-held forever.
+// Bug guarded: a queued reader that times out but stays counted. The readers' turn it may have
+// started would then never end (it waits for every queued reader to enter), and no writer
+// could enter again.
 TYPED_TEST(SharedTimed, AReaderThatGaveUpLeavesNoTrace) {
   TypeParam l;
   l.lock();
@@ -170,7 +171,7 @@ TYPED_TEST(SharedTimed, AReaderThatGaveUpLeavesNoTrace) {
     const bool ok = l.try_lock();
     if (ok) l.unlock();
     return ok;
-  })) << "the release granted the lock to a reader that had given up";
+  })) << "a reader that had given up still held writers off";
 }
 
 // Bug guarded: the last pending writer times out while readers are queued behind it and no
@@ -199,7 +200,7 @@ TYPED_TEST(SharedTimed, AWriterThatGaveUpAdmitsTheReadersQueuedBehindIt) {
   EXPECT_TRUE(in) << "the queued reader was stranded when the pending writer gave up";
   l.unlock_shared();
   writer.join();
-  l.lock();  // a writer's release grants any stranded reader, so that a failure cannot hang here
+  l.lock();  // a writer's release wakes any stranded reader, so that a failure cannot hang the join
   l.unlock();
   reader.join();
 }

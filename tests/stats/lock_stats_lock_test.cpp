@@ -13,21 +13,14 @@
 
 #include "spinwise/runtime/stats_report.hpp"
 #include "spinwise/spinwise.hpp"
+#include "stats_test_util.hpp"
 
 namespace sw = spinwise;
+using spinwise_test::find_class;
+using spinwise_test::flag_relaxer;
+using spinwise_test::thread_state;
 
 namespace {
-
-// A Relax that announces the first snooze (the waiter is in its slow path) and counts relaxes.
-struct flag_relaxer {
-  static inline std::atomic<bool> snoozed{false};
-  static inline std::atomic<std::uint64_t> issued{0};
-  static void relax_n(std::uint32_t n) noexcept {
-    issued.fetch_add(n, std::memory_order_relaxed);
-    snoozed.store(true, std::memory_order_release);
-    sw::cpu_relax_n(n);
-  }
-};
 
 struct ttas_class {
   static constexpr std::string_view name = "test.ttas";
@@ -37,22 +30,6 @@ struct hybrid_class {
 };
 struct ttas_tag;
 struct hybrid_tag;
-
-const sw::lock_class_stats* find(const sw::stats_snapshot& s, std::string_view name) {
-  for (const auto& c : s.classes) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
-// 'S' once the thread sleeps in the kernel (here: parked on the futex).
-char thread_state(pid_t tid) {
-  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string line;
-  std::getline(f, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
-}
 
 }  // namespace
 
@@ -84,7 +61,7 @@ TEST(LockStatsOnLocks, TtasCountsOneScriptedContendedAcquisition) {
   mu.unlock();
   waiter.join();
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find(d, "test.ttas");
+  const sw::lock_class_stats* c = find_class(d, "test.ttas");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.acquisitions, 12u);
   EXPECT_EQ(c->totals.contended, 1u);
@@ -119,7 +96,7 @@ TEST(LockStatsOnLocks, HybridCountsAParkedWaiter) {
   mu.unlock();
   waiter.join();
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find(d, "test.hybrid");
+  const sw::lock_class_stats* c = find_class(d, "test.hybrid");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.acquisitions, 2u);
   EXPECT_EQ(c->totals.contended, 1u);

@@ -10,21 +10,16 @@
 
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/runtime/stats_report.hpp"
+#include "stats_test_util.hpp"
 
 namespace sw = spinwise;
+using spinwise_test::find_class;
 
 namespace {
 
 double scale() {
   const char* s = std::getenv("SPINWISE_TEST_SCALE");
   return s ? std::atof(s) : 1.0;
-}
-
-const sw::lock_class_stats* find(const sw::stats_snapshot& s, const std::string& name) {
-  for (const auto& c : s.classes) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
 }
 
 struct exact_class {
@@ -74,7 +69,7 @@ TEST(LockStats, ExactCountsFromAScriptedWorkload) {
     S::on_contended(w);
   }
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find(d, "test.exact");
+  const sw::lock_class_stats* c = find_class(d, "test.exact");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.acquisitions, 100u);
   EXPECT_EQ(c->totals.contended, 7u);
@@ -118,13 +113,13 @@ TEST(LockStats, NoLostUpdatesUnderConcurrentRecording) {
   }
   // A snapshot taken while threads record never sees more than was recorded.
   const sw::stats_snapshot mid = sw::diff_stats(before, sw::take_stats_snapshot());
-  if (const auto* c = find(mid, "test.concurrent")) {
+  if (const auto* c = find_class(mid, "test.concurrent")) {
     EXPECT_LE(c->totals.acquisitions, static_cast<std::uint64_t>(threads) * per_thread);
   }
   for (auto& th : pool) th.join();
   ASSERT_EQ(done.load(), threads);
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find(d, "test.concurrent");
+  const sw::lock_class_stats* c = find_class(d, "test.concurrent");
   ASSERT_NE(c, nullptr);
   const std::uint64_t contended_per_thread = (per_thread + 9) / 10;
   EXPECT_EQ(c->totals.acquisitions, static_cast<std::uint64_t>(threads) * per_thread);
@@ -147,11 +142,11 @@ TEST(LockStats, DiffAcrossACounterWrapIsExact) {
   w.wait_ticks = 1;
   S::on_contended(w);
   const sw::stats_snapshot after = sw::take_stats_snapshot();
-  const sw::lock_class_stats* raw = find(after, "test.wrap");
+  const sw::lock_class_stats* raw = find_class(after, "test.wrap");
   ASSERT_NE(raw, nullptr);
   EXPECT_EQ(raw->totals.rounds, 14u);  // wrapped
   const sw::stats_snapshot d = sw::diff_stats(before, after);
-  const sw::lock_class_stats* c = find(d, "test.wrap");
+  const sw::lock_class_stats* c = find_class(d, "test.wrap");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.rounds, 25u);
   EXPECT_EQ(c->totals.contended, 1u);
@@ -166,7 +161,7 @@ TEST(LockStats, ResetCountsFromZeroAgain) {
   S::on_contended(w);
   sw::reset_stats();
   const sw::stats_snapshot z = sw::take_stats_snapshot();
-  const sw::lock_class_stats* zero = find(z, "test.reset");
+  const sw::lock_class_stats* zero = find_class(z, "test.reset");
   ASSERT_NE(zero, nullptr);
   EXPECT_EQ(zero->totals.acquisitions, 0u);
   EXPECT_EQ(zero->totals.contended, 0u);
@@ -175,7 +170,7 @@ TEST(LockStats, ResetCountsFromZeroAgain) {
   w.wait_ticks = 8;
   S::on_contended(w);
   const sw::stats_snapshot s = sw::take_stats_snapshot();
-  const sw::lock_class_stats* c = find(s, "test.reset");
+  const sw::lock_class_stats* c = find_class(s, "test.reset");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->totals.acquisitions, 1u);
   EXPECT_EQ(c->totals.contended, 1u);

@@ -1,0 +1,46 @@
+#pragma once
+// Helpers shared by the statistics tests (tests/stats/ and tests/locks/shared_stats_test.cpp).
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "spinwise/arch.hpp"
+#include "spinwise/runtime/stats_report.hpp"
+
+namespace spinwise_test {
+
+// A Relax that says when a waiter reached its slow path (its first snooze) and counts relaxes.
+struct flag_relaxer {
+  static inline std::atomic<bool> snoozed{false};
+  static inline std::atomic<std::uint64_t> issued{0};
+  static void relax_n(std::uint32_t n) noexcept {
+    issued.fetch_add(n, std::memory_order_relaxed);
+    snoozed.store(true, std::memory_order_release);
+    spinwise::cpu_relax_n(n);
+  }
+};
+
+// The class named `name` in a snapshot, or nullptr.
+inline const spinwise::lock_class_stats* find_class(const spinwise::stats_snapshot& s, std::string_view name) {
+  for (const auto& c : s.classes) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// The state letter of thread `tid` of this process: 'S' once it sleeps in the kernel (here:
+// parked on the futex); '?' if /proc does not say (qemu-user may not).
+inline char thread_state(pid_t tid) {
+  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
+}
+
+}  // namespace spinwise_test
