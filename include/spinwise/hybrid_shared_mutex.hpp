@@ -6,7 +6,7 @@
 // for the readers inside to leave, so readers cannot starve it; readers that find a writer
 // inside or draining queue and enter by themselves once it leaves; a queued reader that spent
 // its spin budget starts a readers' turn, and no writer reserves again until every queued reader
-// has entered, so writers cannot starve readers either. The lock never hands itself to a
+// has entered (or given up, if timed), so writers cannot starve readers either. The lock never hands itself to a
 // waiting thread (which may be asleep or preempted): each one enters by itself when it runs.
 // Writers among themselves race for the reservation (no FIFO).
 //
@@ -18,8 +18,9 @@
 // When not to use it: for a lock that is never contended, rw_spinlock is 8 bytes smaller and its
 // release never checks for sleepers; for exclusive-only use, hybrid_mutex. Do not take the lock
 // exclusively while holding it shared (the writer waits for itself). Cost: uncontended
-// lock_shared/unlock_shared is one CAS and one fetch_sub; lock/unlock one CAS each; a release
-// that finds sleepers adds one atomic add and one futex_wake syscall. Parked waiters are woken
+// lock_shared/unlock_shared is one CAS and one fetch_sub; lock one CAS, unlock one CAS (a loop
+// under contention); a release that finds sleepers adds one atomic add and one futex_wake
+// syscall. Parked waiters are woken
 // all at once (as InnoDB's os_event_set does): the queued readers all may enter, and of the
 // writers one wins while the rest go back to sleep. 16 bytes.
 //
@@ -43,10 +44,10 @@
 //             unlock_shared: r-1                       (wakes WP when r reaches 0 under W)
 //   (1,r,k)   --lock_shared: k+1 (queue)--> (1,r,k+1)
 //   (.,.,k>0) --a queued reader's budget runs out--> S = 1 (then it yields once and sleeps)
-//   (1,0,k,S)   --unlock--> (0,0,k,S)             wakes WP and RP; queued readers enter by
-//                                                 themselves; with S no writer reserves
-//   (0,r,1,S=1) --the last queued reader enters or gives up--> (0,r+1 or r,0,S=0)  wakes WP
-//   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes WP and RP
+//   (1,0,k,S)   --unlock--> (0,0,k,S)             wakes RP, and WP unless S; queued readers
+//                                                 enter by themselves; with S no writer reserves
+//   (W,r,1,S=1) --the last queued reader enters (W = 0) or gives up--> (W,r+1 or r,0,S=0)  wakes WP
+//   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes RP, and WP unless S
 //
 // Sleeping and waking, and why no wake-up is lost. A sleeper of kind X (reader: RP on
 // reader_seq_; writer: WP on writer_seq_) does, in order:
@@ -145,10 +146,12 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   void unlock() noexcept SPINWISE_RELEASE() {
     detail::tsan::pre_unlock(this, 0);
-    // (W, WP, RP): 1,x,y -> 0,0,0. release pairs with the acquire of whoever enters next;
-    // acquire orders the sleepers' parked-bit CAS before our wake (file top).
-    const std::uint64_t s =
-        state_.fetch_and(~(kWriter | kWritersParked | kReadersParked), std::memory_order_acq_rel);
+    // (W, RP): 1,x -> 0,0, and (WP): x -> 0 unless a readers' turn is on (sleeping writers could
+    // not reserve yet; the reader that ends the turn wakes them). release pairs with the acquire
+    // of whoever enters next; acquire orders the sleepers' parked-bit CAS before our wake (file top).
+    std::uint64_t s = kWriter;  // guess: nobody waits; a failed CAS loads the real value
+    while (!state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
+    }
     wake_after_release(s);
     detail::tsan::post_unlock(this, 0);
   }
@@ -248,10 +251,16 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     return (next & kQueuedMask) == 0 ? next & ~kReadersTurn : next;
   }
 
+  // The word after a writer gives W up: readers may enter (RP cleared: they are woken); writers
+  // may reserve unless a readers' turn is on (WP cleared and woken only then).
+  static constexpr std::uint64_t released(std::uint64_t s) noexcept {
+    return s & ~(kWriter | kReadersParked | ((s & kReadersTurn) ? 0 : kWritersParked));
+  }
+
   // Step b of the wake protocol for a release of `old` (the word before it).
   void wake_after_release(std::uint64_t old) noexcept {
     if (old & kReadersParked) wake(reader_seq_);
-    if (old & kWritersParked) wake(writer_seq_);
+    if ((old & (kWritersParked | kReadersTurn)) == kWritersParked) wake(writer_seq_);
   }
 
   // The end of a wait: never (lock, lock_shared) ...
@@ -401,15 +410,12 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     std::uint64_t s = state_.load(std::memory_order_acquire);
     for (;;) {
       if (drained(s)) return true;  // acquire pairs with the readers' unlock_shared
-      // (W, WP, RP): 1,x,y -> 0,0,0; acq_rel: release for the readers that enter, acquire for
-      // the sleep protocol.
-      if (state_.compare_exchange_weak(s, s & ~(kWriter | kWritersParked | kReadersParked), std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) {
+      // As unlock; acq_rel: release for the readers that enter, acquire for the sleep protocol.
+      if (state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_acquire)) {
         break;
       }
     }
-    if (s & kReadersParked) wake(reader_seq_);
-    if (s & kWritersParked) wake(writer_seq_);
+    wake_after_release(s);
     return false;
   }
 

@@ -10,12 +10,14 @@
 // (the last of them clears S). So:
 //   - a writer waits for the writer inside (if any), then for the queued readers of a readers'
 //     turn to enter, then for the readers inside when it reserves;
-//   - a queued reader waits at most its spin budget plus two writers' critical sections.
+//   - a queued reader waits at most its spin budget plus two writers' critical sections and
+//     drains (and CAS retries).
 // The lock never hands itself to a waiting thread: every reader enters by itself, when it runs.
 // An earlier version had the releasing writer admit all queued readers in its own step (a
-// grant); with threads outnumbering CPUs most of them were not running, each later writer
-// waited until all of them had been scheduled, and at 99% reads and 4x-16x oversubscription
-// throughput fell to 0.6x-0.16x of std::shared_mutex. Writers among themselves are unordered
+// grant), which kept every other reader out until all the granted ones, most of them not
+// running when threads outnumber CPUs, had been scheduled and left; at 99% reads and 4x-16x
+// oversubscription throughput fell to 0.6x-0.16x of std::shared_mutex. Now, while the queued
+// readers of a turn get scheduled, only writers wait: W stays clear and other readers enter. Writers among themselves are unordered
 // (TTAS).
 //
 // Waiting spins through the Policy (rounds of randomized relax delays), then yields between
@@ -54,8 +56,8 @@
 //       | unlock: (0,0,k,S): the queued readers enter by themselves, (r, k): +1, -1 each;
 //       | with S = 0 a writer may reserve first; with S = 1 none may until k = 0, which clears S
 //
-// Memory order: every acquisition is an acquire RMW that pairs with the release RMW of the
-// unlock it observes; every release is a release RMW.
+// Memory order: every acquisition is an acquire RMW or load that pairs with the release RMW it
+// observes; every release is a release RMW.
 
 #include <atomic>
 #include <cstdint>

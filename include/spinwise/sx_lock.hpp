@@ -22,7 +22,7 @@
 // recursively (InnoDB allows recursive X; this latch does not).
 //
 // When not to use it: without SX, hybrid_shared_mutex is the better rw-lock (a reader that
-// waited out its spin budget is admitted at the next writer release, so readers never starve;
+// waited out its spin budget starts a readers' turn that writers wait out, so readers never starve;
 // here a stream of X requests can hold S requests off, as in InnoDB). Cost: S lock/unlock is one CAS and one fetch_sub; SX and X one CAS and one
 // fetch_and each; a release that finds sleepers adds one atomic add and one futex_wake. 8 bytes.
 //

@@ -200,7 +200,7 @@ TYPED_TEST(SharedTimed, AWriterThatGaveUpAdmitsTheReadersQueuedBehindIt) {
   EXPECT_TRUE(in) << "the queued reader was stranded when the pending writer gave up";
   l.unlock_shared();
   writer.join();
-  l.lock();  // a writer's release wakes any stranded reader, so that a failure cannot hang the join
+  l.lock();  // a stranded reader would hold this off too: the watchdog turns that into a failure
   l.unlock();
   reader.join();
 }
