@@ -340,42 +340,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     return true;
   }
 
-  // One wait and its statistics: spin episodes (Policy rounds, then one yield) with a sleep
-  // between them.
-  class waiting {
-   public:
-    typename Policy::waiter w;  // the current episode's
-
-    // One step of the episode; false when it is over and the caller should park.
-    bool pause() noexcept {
-      if (!w.is_completed()) {
-        m_.snooze(w);
-        return true;
-      }
-      if (!yielded_) {
-        yielded_ = true;
-        m_.yield();
-        return true;
-      }
-      return false;
-    }
-    // After park(): a fresh episode.
-    void next_episode(bool slept) noexcept {
-      if (slept) m_.parked();
-      m_.account(w);
-      w = typename Policy::waiter{};
-      yielded_ = false;
-    }
-    // The wait ended in the lock: report it.
-    void entered() noexcept {
-      m_.account(w);
-      m_.done();
-    }
-
-   private:
-    detail::wait_meter<Stats> m_;
-    bool yielded_ = false;
-  };
+  using waiting = detail::park_episodes<Policy, Stats>;
 
   template <class Deadline>
   SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
@@ -441,7 +406,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     for (;;) {
       s = state_.load(std::memory_order_relaxed);
       if (reader_may_enter(s)) {
-        // W cleared: enter by ourselves; acquire pairs with the release in unlock.
+        // W cleared: enter by ourselves, (readers, queued): n,k -> n+1,k-1 (S -> 0 with k = 1);
+        // acquire pairs with the release in unlock.
         if (leave_queue(s, self_admitted(s))) return entered();
         continue;
       }

@@ -382,6 +382,46 @@ struct wait_meter<Stats, true> {
   }
 };
 
+// One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
+// budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
+// word, calls pause() while it may not enter, parks when pause() says the episode is over and
+// then calls next_episode(), and calls entered() once it holds the lock.
+template <class Policy, class Stats>
+class park_episodes {
+ public:
+  typename Policy::waiter w;  // the current episode's
+
+  // One step of the episode; false when it is over and the caller should park.
+  bool pause() noexcept {
+    if (!w.is_completed()) {
+      m_.snooze(w);
+      return true;
+    }
+    if (!yielded_) {
+      yielded_ = true;
+      m_.yield();
+      return true;
+    }
+    return false;
+  }
+  // After the park (slept: the thread did sleep in the kernel): a fresh episode.
+  void next_episode(bool slept) noexcept {
+    if (slept) m_.parked();
+    m_.account(w);
+    w = typename Policy::waiter{};
+    yielded_ = false;
+  }
+  // The wait ended in the lock: report it.
+  void entered() noexcept {
+    m_.account(w);
+    m_.done();
+  }
+
+ private:
+  wait_meter<Stats> m_;
+  bool yielded_ = false;
+};
+
 }  // namespace detail
 
 }  // namespace spinwise

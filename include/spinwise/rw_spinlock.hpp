@@ -247,7 +247,8 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
     for (;;) {
       s = state_.load(std::memory_order_relaxed);
       if (reader_may_enter(s)) {
-        // W cleared: enter by ourselves; acquire pairs with the release in unlock.
+        // W cleared: enter by ourselves, (readers, queued): n,k -> n+1,k-1 (S -> 0 with k = 1);
+        // acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
           return entered();
         }

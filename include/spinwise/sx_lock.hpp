@@ -294,30 +294,15 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       for (;;) {
         const std::uint32_t s = l_.state_.load(std::memory_order_acquire);
         if (ready(s)) return s;
-        if (!w_.is_completed()) {
-          m_.snooze(w_);
-        } else if (!yielded_) {
-          yielded_ = true;
-          m_.yield();
-        } else {
-          if (l_.park(ready)) m_.parked();
-          m_.account(w_);
-          w_ = typename Policy::waiter{};
-          yielded_ = false;
-        }
+        if (!e_.pause()) e_.next_episode(l_.park(ready));
       }
     }
     // The wait ended in the lock: report it.
-    void entered() noexcept {
-      m_.account(w_);
-      m_.done();
-    }
+    void entered() noexcept { e_.entered(); }
 
    private:
     sx_lock_t& l_;
-    typename Policy::waiter w_;
-    detail::wait_meter<Stats> m_;
-    bool yielded_ = false;
+    detail::park_episodes<Policy, Stats> e_;
   };
 
   static constexpr bool no_x(std::uint32_t s) noexcept { return (s & kX) == 0; }

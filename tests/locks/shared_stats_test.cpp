@@ -19,6 +19,7 @@
 #include "../stats/stats_test_util.hpp"
 
 namespace sw = spinwise;
+using spinwise_test::contend_once;
 using spinwise_test::find_class;
 using spinwise_test::flag_relaxer;
 using spinwise_test::thread_state;
@@ -82,14 +83,12 @@ TEST(SharedLockStats, RwSpinlockCountsEveryAcquisitionAndOneContendedWait) {
   EXPECT_FALSE(failed_try);
   l.unlock_shared();
   l.lock();  // 12
-  flag_relaxer::snoozed = false;
-  std::thread reader([&] {
-    l.lock_shared();  // 13: contended by construction
-    l.unlock_shared();
-  });
-  while (!flag_relaxer::snoozed.load(std::memory_order_acquire)) std::this_thread::yield();
-  l.unlock();
-  reader.join();
+  contend_once(
+      [&] {
+        l.lock_shared();  // 13: contended
+        l.unlock_shared();
+      },
+      [&] { l.unlock(); });
   const auto c = diff_since<rw_class>(before);
   EXPECT_EQ(c.acquisitions, 13u);
   EXPECT_EQ(c.contended, 1u);
@@ -150,14 +149,12 @@ TEST(SharedLockStats, SxLockCountsEveryModeButNotUpgrades) {
   bool failed_try = true;
   std::thread([&] { failed_try = l.try_lock_sx(); }).join();  // fails: not counted
   EXPECT_FALSE(failed_try);
-  flag_relaxer::snoozed = false;
-  std::thread other([&] {
-    l.lock_sx();  // 5: contended by construction
-    l.unlock_sx();
-  });
-  while (!flag_relaxer::snoozed.load(std::memory_order_acquire)) std::this_thread::yield();
-  l.unlock_sx();
-  other.join();
+  contend_once(
+      [&] {
+        l.lock_sx();  // 5: contended
+        l.unlock_sx();
+      },
+      [&] { l.unlock_sx(); });
   const auto c = diff_since<sx_class>(before);
   EXPECT_EQ(c.acquisitions, 5u);
   EXPECT_EQ(c.contended, 1u);

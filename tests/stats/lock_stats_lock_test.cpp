@@ -16,6 +16,7 @@
 #include "stats_test_util.hpp"
 
 namespace sw = spinwise;
+using spinwise_test::contend_once;
 using spinwise_test::find_class;
 using spinwise_test::flag_relaxer;
 using spinwise_test::thread_state;
@@ -51,15 +52,13 @@ TEST(LockStatsOnLocks, TtasCountsOneScriptedContendedAcquisition) {
     std::lock_guard<lock_t> g(mu);  // 10 uncontended
   }
   mu.lock();  // 11
-  flag_relaxer::snoozed = false;
   flag_relaxer::issued = 0;
-  std::thread waiter([&] {
-    mu.lock();  // 12: contended, by construction
-    mu.unlock();
-  });
-  while (!flag_relaxer::snoozed.load(std::memory_order_acquire)) std::this_thread::yield();
-  mu.unlock();
-  waiter.join();
+  contend_once(
+      [&] {
+        mu.lock();  // 12: contended
+        mu.unlock();
+      },
+      [&] { mu.unlock(); });
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
   const sw::lock_class_stats* c = find_class(d, "test.ttas");
   ASSERT_NE(c, nullptr);

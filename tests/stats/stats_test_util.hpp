@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/stats_report.hpp"
@@ -24,6 +25,18 @@ struct flag_relaxer {
     spinwise::cpu_relax_n(n);
   }
 };
+
+// One contended acquisition, by construction: the caller holds the lock; `waiter` (which takes
+// and drops it) runs in a new thread, and `release` (which drops the caller's hold) runs once that
+// thread has reached its slow path, i.e. the policy's Relax is flag_relaxer and it snoozed.
+template <class Waiter, class Release>
+void contend_once(Waiter waiter, Release release) {
+  flag_relaxer::snoozed = false;
+  std::thread t(waiter);
+  while (!flag_relaxer::snoozed.load(std::memory_order_acquire)) std::this_thread::yield();
+  release();
+  t.join();
+}
 
 // The class named `name` in a snapshot, or nullptr.
 inline const spinwise::lock_class_stats* find_class(const spinwise::stats_snapshot& s, std::string_view name) {
