@@ -24,14 +24,15 @@
 //   0 --lock (CAS)--> 1 --waiter parks (xchg)--> 2
 //   ^                 |                          |
 //   +--unlock (xchg)--+--------------------------+--> futex_wake(1) when it was 2
+//   1 --a woken timed waiter gives up (xchg)--> 2   (0 -> 2 instead: it owns the lock)
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <thread>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/deadline.hpp"
 #include "spinwise/detail/futex.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/lock_stats.hpp"
@@ -55,7 +56,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!try_acquire())) lock_slow();
+    if (SPINWISE_UNLIKELY(!try_acquire())) lock_slow(detail::no_deadline{});
     Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
@@ -68,24 +69,20 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
     return ok;
   }
 
-  // Waits at most `rel` (measured on steady_clock). Returns false only once that time has passed.
+  // Waits at most `rel` (measured on steady_clock). Returns false only once that time has passed;
+  // rel <= 0 is a try_lock(), a wait beyond a century has no end (detail/deadline.hpp).
   template <class Rep, class Period>
   [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period>& rel) noexcept SPINWISE_TRY_ACQUIRE(true) {
-    using steady = std::chrono::steady_clock;
-    // A wait longer than a century is a wait without end (and now() + it would overflow).
-    if (rel > std::chrono::hours(24 * 365 * 100)) {
-      lock();
-      return true;
-    }
-    return try_lock_until(steady::now() + std::chrono::ceil<steady::duration>(rel));
+    return try_lock_until(detail::deadline_after(rel));
   }
 
-  // Waits until `deadline` on any clock. Returns false only once Clock::now() >= deadline.
+  // Waits until `deadline` on any clock. Returns false only once Clock::now() >= deadline; a
+  // deadline that has passed makes it a try_lock().
   template <class Clock, class Duration>
   [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration>& deadline) noexcept
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = try_acquire() || lock_slow_until(deadline);
+    const bool ok = try_acquire() || lock_slow(detail::clock_deadline<Clock, Duration>{deadline});
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
@@ -102,7 +99,9 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
 
  private:
   // Invariant: a thread parked on word_ (or about to) has set it to 2 since its last check, so
-  // the unlock that frees it after that sees 2 and wakes someone.
+  // the unlock that frees it after that sees 2 and wakes someone. The thread woken takes that
+  // duty over: it takes the lock as 2, or, if it leaves without it (a timed wait that expired),
+  // sets 2 again first. The model tests/models/hybrid_mutex.pml checks this exhaustively.
   static constexpr std::uint32_t kFree = 0;
   static constexpr std::uint32_t kHeld = 1;
   static constexpr std::uint32_t kContended = 2;
@@ -113,9 +112,9 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   }
 
   // Spins one budget: polls with loads, takes a free-looking word with a CAS 0 -> `take`.
-  // Returns true with the lock held, false when the budget is spent (or `expired()` says so).
-  template <class Expired>
-  bool spin(std::uint32_t take, Expired expired, detail::wait_meter<Stats>& m) noexcept {
+  // Returns true with the lock held, false when the budget is spent or the deadline has passed.
+  template <class Deadline>
+  bool spin(std::uint32_t take, const Deadline& d, detail::wait_meter<Stats>& m) noexcept {
     typename Policy::waiter w;
     for (;;) {
       std::uint32_t c = word_.load(std::memory_order_relaxed);
@@ -127,7 +126,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
         }
         continue;
       }
-      if (w.is_completed() || expired()) {
+      if (w.is_completed() || d.expired()) {
         m.account(w);
         return false;
       }
@@ -135,46 +134,39 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
     }
   }
 
-  SPINWISE_COLD void lock_slow() noexcept {
-    detail::wait_meter<Stats> m;
-    std::uint32_t take = kHeld;
-    for (;;) {
-      if (spin(take, [] { return false; }, m)) break;
-      m.yield();  // InnoDB yields once before the OS wait
-      // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
-      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
-      m.parked();
-      detail::futex_wait(word_, kContended);  // returns at once unless still 2
-      take = kContended;  // others may sleep behind us: our unlock must wake
-    }
-    m.done();
-  }
-
-  template <class Clock, class Duration>
-  SPINWISE_COLD bool lock_slow_until(const std::chrono::time_point<Clock, Duration>& deadline) noexcept {
-    const auto expired = [&deadline] { return !(Clock::now() < deadline); };
+  // One wait, untimed (detail::no_deadline: lock) or timed (detail::clock_deadline). Returns true
+  // with the lock held; false only for a timed wait whose deadline passed.
+  template <class Deadline>
+  SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
     detail::wait_meter<Stats> m;  // reports only waits that end in the lock
     std::uint32_t take = kHeld;
     for (;;) {
-      if (spin(take, expired, m)) {
-        m.done();
-        return true;
+      if (spin(take, d, m)) break;
+      if (d.expired()) {
+        // A waiter that slept (take == 2) may have been woken by the unlock that freed the word,
+        // and lost it to a barging thread that took it as 1. That wake-up was the one the other
+        // sleepers had: leaving without a trace would let the barger's unlock (1 -> 0) wake no
+        // one, a sleeper stranded on a free lock. So put the mark back, as lock() does before it
+        // sleeps: 1 -> 2 (the next unlock wakes a sleeper), or 0 -> 2 (freed meanwhile: ours).
+        if (take == kContended && word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
+        return false;  // a thread that never slept consumed no wake-up: nothing to restore
       }
-      if (expired()) return false;
-      m.yield();
-      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) {  // as in lock_slow
-        m.done();
-        return true;
+      m.yield();  // InnoDB yields once before the OS wait
+      // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
+      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
+      bool slept;
+      if constexpr (Deadline::kTimed) {
+        const std::chrono::nanoseconds limit = d.park_limit();
+        if (limit.count() <= 0) return false;  // the word is 2 again, by us: the holder's unlock wakes
+        slept = detail::futex_wait_for(word_, kContended, limit);
+      } else {
+        slept = detail::futex_wait(word_, kContended);  // returns at once unless still 2
       }
-      const auto left = deadline - Clock::now();
-      if (left <= Duration::zero()) return false;  // a stale 2 only costs the holder a wake-up
-      auto wait = std::chrono::ceil<std::chrono::nanoseconds>(left);
-      // A clock that can jump (system_clock) is re-read at least every 10 ms.
-      if (!Clock::is_steady) wait = std::min<std::chrono::nanoseconds>(wait, std::chrono::milliseconds(10));
-      m.parked();
-      detail::futex_wait_for(word_, kContended, wait);
-      take = kContended;
+      if (slept) m.parked();
+      take = kContended;  // others may sleep behind us: our unlock must wake
     }
+    m.done();
+    return true;
   }
 
   SPINWISE_COLD void wake() noexcept { detail::futex_wake_one(word_); }

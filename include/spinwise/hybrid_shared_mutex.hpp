@@ -79,6 +79,7 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/deadline.hpp"
 #include "spinwise/detail/futex.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/innodb_policy.hpp"
@@ -106,7 +107,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!try_enter_writer())) lock_slow(no_deadline{});
+    if (SPINWISE_UNLIKELY(!try_enter_writer())) lock_slow(detail::no_deadline{});
     Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
@@ -130,7 +131,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   template <class Rep, class Period>
   [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period>& rel) noexcept
       SPINWISE_TRY_ACQUIRE(true) {
-    return try_lock_until(deadline_after(rel));
+    return try_lock_until(detail::deadline_after(rel));
   }
 
   // A clock that throws from now() terminates the program (these calls are noexcept).
@@ -138,7 +139,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration>& at) noexcept
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = try_enter_writer() || lock_slow(clock_deadline<Clock, Duration>{at});
+    const bool ok = try_enter_writer() || lock_slow(detail::clock_deadline<Clock, Duration>{at});
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
@@ -165,7 +166,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     if (SPINWISE_UNLIKELY(!reader_may_enter(s) ||
                           !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                          std::memory_order_relaxed))) {
-      lock_shared_slow(s, no_deadline{});
+      lock_shared_slow(s, detail::no_deadline{});
     }
     Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
@@ -192,7 +193,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   template <class Rep, class Period>
   [[nodiscard]] bool try_lock_shared_for(const std::chrono::duration<Rep, Period>& rel) noexcept
       SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    return try_lock_shared_until(deadline_after(rel));
+    return try_lock_shared_until(detail::deadline_after(rel));
   }
 
   template <class Clock, class Duration>
@@ -203,7 +204,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
     const bool ok = (reader_may_enter(s) && state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                                            std::memory_order_relaxed)) ||
-                    lock_shared_slow(s, clock_deadline<Clock, Duration>{at});
+                    lock_shared_slow(s, detail::clock_deadline<Clock, Duration>{at});
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
@@ -263,41 +264,6 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     if ((old & (kWritersParked | kReadersTurn)) == kWritersParked) wake(writer_seq_);
   }
 
-  // The end of a wait: never (lock, lock_shared) ...
-  struct no_deadline {
-    static constexpr bool kTimed = false;
-    static constexpr bool expired() noexcept { return false; }
-    static constexpr std::chrono::nanoseconds park_limit() noexcept { return std::chrono::nanoseconds(0); }
-  };
-
-  // ... or a time point of any clock.
-  template <class Clock, class Duration>
-  struct clock_deadline {
-    static constexpr bool kTimed = true;
-    const std::chrono::time_point<Clock, Duration>& at;
-
-    bool expired() const noexcept { return !(Clock::now() < at); }
-
-    // How long one sleep may last: the time left, capped so that a clock that can jump
-    // (system_clock) is read again at least every second. Computed in double: no overflow for
-    // time_point::max() or a clock with a negative now().
-    std::chrono::nanoseconds park_limit() const noexcept {
-      using ns_d = std::chrono::duration<double, std::nano>;
-      constexpr double kCapNs = Clock::is_steady ? 3600e9 : 1e9;
-      const double left = ns_d(at.time_since_epoch()).count() - ns_d(Clock::now().time_since_epoch()).count();
-      if (!(left > 0)) return std::chrono::nanoseconds(0);
-      return std::chrono::nanoseconds(static_cast<std::int64_t>(left < kCapNs ? left + 1 : kCapNs));
-    }
-  };
-
-  // steady_clock::now() + rel, where "beyond a century" (duration::max() included) means never.
-  template <class Rep, class Period>
-  static std::chrono::steady_clock::time_point deadline_after(const std::chrono::duration<Rep, Period>& rel) noexcept {
-    using std::chrono::steady_clock;
-    if (std::chrono::duration<double>(rel).count() > 3.2e9) return steady_clock::time_point::max();
-    return steady_clock::now() + std::chrono::ceil<steady_clock::duration>(rel);
-  }
-
   bool try_enter_writer() noexcept {
     std::uint64_t s = 0;  // guess: idle; the second CAS covers stale parked bits
     // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
@@ -319,8 +285,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   // Steps 1-3 of the sleep protocol (file top). Returns on a wake-up, a spurious return, a
-  // timeout, or at once when ready(word) holds (then false: it did not sleep); the caller
-  // re-checks.
+  // timeout, or at once when ready(word) holds; true only if the thread slept in the kernel
+  // (statistics count those parks). The caller re-checks.
   template <class Ready, class Deadline>
   bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready, const Deadline& d) noexcept {
     // acquire pairs with the release bump in wake().
@@ -333,11 +299,10 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       if (state_.compare_exchange_weak(s, s | parked_bit, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
     }
     if constexpr (Deadline::kTimed) {
-      detail::futex_wait_for(seq, e, d.park_limit());
+      return detail::futex_wait_for(seq, e, d.park_limit());
     } else {
-      detail::futex_wait(seq, e);
+      return detail::futex_wait(seq, e);
     }
-    return true;
   }
 
   using waiting = detail::park_episodes<Policy, Stats>;
@@ -349,6 +314,10 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
                 // no reader enters after.
       std::uint64_t s = state_.load(std::memory_order_relaxed);
       if (writer_may_reserve(s)) {
+        // A deadline that has passed makes this a try_lock(): enter only if no reader is inside,
+        // never reserve (a reservation would turn readers away and then be withdrawn, waking
+        // everyone, for nothing).
+        if (Deadline::kTimed && !drained(s) && d.expired()) return false;
         // (W): 0 -> 1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
         continue;

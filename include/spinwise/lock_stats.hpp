@@ -353,7 +353,10 @@ struct wait_meter<Stats, true> {
     r.relaxes += w.relaxes();
   }
   void done() noexcept {
-    r.wait_ticks = read_counter() - start;
+    // A counter read on another CPU can be behind `start` (unsynchronized TSCs, a migration):
+    // that wait took no measurable time, not 2^64 ticks.
+    const std::uint64_t now = read_counter();
+    r.wait_ticks = now > start ? now - start : 0;
     Stats::on_contended(r);
   }
 

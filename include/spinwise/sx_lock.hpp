@@ -346,8 +346,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   SPINWISE_COLD void drain() noexcept { waiting(*this).until(drained); }
 
-  // Sleep steps (file top). Returns on a wake-up, a spurious return, or at once when ready
-  // (then false: it did not sleep).
+  // Sleep steps (file top). Returns on a wake-up, a spurious return, or at once when ready;
+  // true only if the thread slept in the kernel (statistics count those parks).
   template <class Ready>
   bool park(Ready ready) noexcept {
     // acquire pairs with the release bump in wake().
@@ -359,8 +359,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       // (P): 0 -> 1; release orders our read of epoch_ before the waker's bump.
       if (state_.compare_exchange_weak(s, s | kParked, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
     }
-    detail::futex_wait(epoch_, e);
-    return true;
+    return detail::futex_wait(epoch_, e);
   }
 
   void wake() noexcept {

@@ -4,8 +4,13 @@
 //
 // A waiter must re-check its condition after any return: wake-ups can be spurious, and a
 // futex_wait returns at once when *word != expected (the lost-wake-up guard).
+//
+// The waits return whether the thread slept in the kernel: false when the word no longer held
+// `expected` (EAGAIN), the timeout was not positive, or there is no futex (a yield is not a sleep).
+// Statistics count a park only when it slept.
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -28,19 +33,22 @@ inline long futex_call(const std::atomic<std::uint32_t>* word, int op, std::uint
                  nullptr, 0);
 }
 
+// Whether a FUTEX_WAIT that returned `rc` slept: anything but "the word had changed".
+inline bool futex_slept(long rc) noexcept { return rc == 0 || errno != EAGAIN; }
+
 // Sleeps while *word == expected, until woken (or spuriously).
-inline void futex_wait(const std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
-  futex_call(&word, FUTEX_WAIT, expected, nullptr);
+inline bool futex_wait(const std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  return futex_slept(futex_call(&word, FUTEX_WAIT, expected, nullptr));
 }
 
 // As futex_wait, for at most `timeout` (relative, CLOCK_MONOTONIC). Non-positive: returns at once.
-inline void futex_wait_for(const std::atomic<std::uint32_t>& word, std::uint32_t expected,
+inline bool futex_wait_for(const std::atomic<std::uint32_t>& word, std::uint32_t expected,
                            std::chrono::nanoseconds timeout) noexcept {
-  if (timeout.count() <= 0) return;
+  if (timeout.count() <= 0) return false;
   struct timespec ts;
   ts.tv_sec = static_cast<time_t>(timeout.count() / 1'000'000'000);
   ts.tv_nsec = static_cast<long>(timeout.count() % 1'000'000'000);
-  futex_call(&word, FUTEX_WAIT, expected, &ts);
+  return futex_slept(futex_call(&word, FUTEX_WAIT, expected, &ts));
 }
 
 inline void futex_wake_one(const std::atomic<std::uint32_t>& word) noexcept { futex_call(&word, FUTEX_WAKE, 1, nullptr); }
@@ -49,9 +57,13 @@ inline void futex_wake_all(const std::atomic<std::uint32_t>& word) noexcept {
   futex_call(&word, FUTEX_WAKE, 0x7fffffff, nullptr);
 }
 #else
-inline void futex_wait(const std::atomic<std::uint32_t>&, std::uint32_t) noexcept { std::this_thread::yield(); }
-inline void futex_wait_for(const std::atomic<std::uint32_t>&, std::uint32_t, std::chrono::nanoseconds) noexcept {
+inline bool futex_wait(const std::atomic<std::uint32_t>&, std::uint32_t) noexcept {
   std::this_thread::yield();
+  return false;
+}
+inline bool futex_wait_for(const std::atomic<std::uint32_t>&, std::uint32_t, std::chrono::nanoseconds) noexcept {
+  std::this_thread::yield();
+  return false;
 }
 inline void futex_wake_one(const std::atomic<std::uint32_t>&) noexcept {}
 inline void futex_wake_all(const std::atomic<std::uint32_t>&) noexcept {}

@@ -1,0 +1,329 @@
+// Wake-ups of the parking locks, with the interleavings forced rather than hoped for: a test
+// policy whose waiter can stop a thread at the start of a spin episode, a test clock that can
+// stop a thread between marking the lock contended and entering the kernel, and a statistics
+// policy that counts the parks a wait reports. Each test names the bug it guards.
+
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/lock_stats.hpp"
+
+namespace {
+
+pid_t this_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// The state letter of thread `tid` ('S': asleep in the kernel); '?' where /proc does not say
+// (qemu-user).
+char thread_state(pid_t tid) {
+  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
+}
+
+// Waits until thread `tid` sleeps in the kernel. Returns false where /proc cannot tell (the caller
+// then cannot force its interleaving and says so), after a bounded wait otherwise fails.
+bool await_asleep(const std::atomic<pid_t>& tid) {
+  while (tid.load() == 0) std::this_thread::yield();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    const char st = thread_state(tid.load());
+    if (st == '?') {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return false;
+    }
+    if (st == 'S') return true;
+    if (std::chrono::steady_clock::now() > give_up) {
+      ADD_FAILURE() << "thread " << tid.load() << " never went to sleep (state " << st << ")";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+// Spins until `flag` is set, or fails the binary: a protocol bug must fail with a message.
+void await_flag(const std::atomic<bool>& flag, const char* what) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!flag.load()) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "FATAL: %s did not happen within 60 s\n", what);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+    std::this_thread::yield();
+  }
+}
+
+// A policy with no spinning (every episode's budget is spent at once) whose waiter, in a thread
+// that armed the gate, stops at the start of its second episode (after its first sleep) until the
+// test opens the gate. That is the moment between a wake-up and the woken thread's first look at
+// the lock word.
+struct gated_policy {
+  static inline std::atomic<bool> stopped{false};
+  static inline std::atomic<bool> open{false};
+  static inline thread_local bool armed = false;
+  static inline thread_local int episodes = 0;
+
+  class waiter {
+   public:
+    waiter() noexcept {
+      if (armed && ++episodes == 2) {
+        stopped.store(true);
+        while (!open.load()) std::this_thread::yield();
+      }
+    }
+    void snooze() noexcept {}
+    bool is_completed() const noexcept { return true; }
+    std::uint32_t rounds() const noexcept { return 0; }
+    std::uint64_t relaxes() const noexcept { return 0; }
+  };
+};
+
+// A steady clock the test moves by hand. In a thread that installed a hook, every now() first
+// calls the hook, which returns true once it has done its work (it is then removed): a test uses
+// it to stop a waiter between marking the lock word and entering the kernel, where the waiter
+// reads the clock for its sleep's timeout.
+struct manual_clock {
+  using rep = std::int64_t;
+  using period = std::nano;
+  using duration = std::chrono::nanoseconds;
+  using time_point = std::chrono::time_point<manual_clock>;
+  static constexpr bool is_steady = true;
+
+  static inline std::atomic<rep> ticks{1'000'000'000};
+  static inline thread_local bool (*hook)() = nullptr;
+
+  static time_point now() noexcept {
+    if (hook != nullptr && hook()) hook = nullptr;
+    return time_point(duration(ticks.load()));
+  }
+};
+
+// The handshake of a hook: the waiter says it stopped, the test does its step and lets it go.
+struct handshake {
+  static inline std::atomic<bool> stopped{false};
+  static inline std::atomic<bool> resumed{false};
+  static void reset() {
+    stopped = false;
+    resumed = false;
+  }
+  static void stop_here() {
+    stopped = true;
+    while (!resumed.load()) std::this_thread::yield();
+  }
+};
+
+// Statistics that count what the waits report, per lock type.
+template <class Id>
+struct counting_stats {
+  static constexpr bool enabled = true;
+  static inline std::atomic<std::uint64_t> waits{0};
+  static inline std::atomic<std::uint64_t> parks{0};
+  static inline std::atomic<std::uint64_t> max_wait_ticks{0};
+  static void on_acquire() noexcept {}
+  static void on_contended(const spinwise::wait_record& r) noexcept {
+    waits.fetch_add(1);
+    parks.fetch_add(r.parks);
+    std::uint64_t m = max_wait_ticks.load();
+    while (r.wait_ticks > m && !max_wait_ticks.compare_exchange_weak(m, r.wait_ticks)) {
+    }
+  }
+  static void reset() noexcept {
+    waits = 0;
+    parks = 0;
+    max_wait_ticks = 0;
+  }
+};
+
+// The lock word of a hybrid_mutex (its only member) or of a hybrid_shared_mutex (its first), read
+// by the test.
+template <class M>
+const std::atomic<std::uint32_t>& word_of(const M& m) {
+  static_assert(sizeof(M) == sizeof(std::atomic<std::uint32_t>));
+  return *reinterpret_cast<const std::atomic<std::uint32_t>*>(&m);
+}
+template <class M>
+const std::atomic<std::uint64_t>& state_of(const M& m) {
+  return *reinterpret_cast<const std::atomic<std::uint64_t>*>(&m);
+}
+
+// Bug guarded: a timed waiter that was woken, lost the lock to a barging thread and then gave up
+// (its deadline passed) left the word at 1. The wake-up it consumed was the other sleepers': the
+// barger's unlock (1 -> 0) woke no one, and a thread parked in lock() slept on a free lock.
+// Interleaving, forced: A (timed) parks, then D (untimed) parks behind it; the holder moves the
+// clock past A's deadline and unlocks, which wakes A (the kernel wakes in arrival order); A stops
+// before it looks at the word; the test (the barger) takes the lock; A goes on, sees it held and
+// its deadline passed, and gives up; the barger unlocks. D must then get the lock.
+TEST(HybridMutexWakeUp, TimedWaiterThatGivesUpAfterAWakeUpPassesItOn) {
+  using lock_t = spinwise::hybrid_mutex_t<gated_policy>;
+  lock_t m;
+  gated_policy::stopped = false;
+  gated_policy::open = false;
+  std::atomic<pid_t> a_tid{0}, d_tid{0};
+  std::atomic<bool> a_result{true}, a_done{false}, d_done{false};
+
+  m.lock();
+  const manual_clock::time_point deadline = manual_clock::now() + std::chrono::hours(1);
+  std::thread a([&] {
+    gated_policy::armed = true;
+    a_tid = this_tid();
+    a_result = m.try_lock_until(deadline);
+    if (a_result) m.unlock();
+    a_done = true;
+  });
+  const bool forced = await_asleep(a_tid);
+  std::thread d([&] {
+    d_tid = this_tid();
+    m.lock();
+    m.unlock();
+    d_done = true;
+  });
+  if (forced) {
+    ASSERT_TRUE(await_asleep(d_tid));
+  }
+  ASSERT_EQ(word_of(m).load(), 2u) << "both waiters announced themselves";
+
+  manual_clock::ticks += std::chrono::nanoseconds(std::chrono::hours(2)).count();  // A's deadline passes
+  m.unlock();  // 2 -> 0, wakes A (first in line)
+  await_flag(gated_policy::stopped, "the timed waiter's wake-up");
+  ASSERT_TRUE(m.try_lock()) << "the barger takes the free lock while A has not looked yet";
+  gated_policy::open = true;
+  a.join();
+  EXPECT_FALSE(a_result.load()) << "A's deadline had passed and the lock was held";
+  EXPECT_EQ(word_of(m).load(), 2u) << "A gave up after a wake-up: the word must say a sleeper remains";
+  m.unlock();  // the barger leaves: must wake D
+
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!d_done.load() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!d_done.load()) {
+    ADD_FAILURE() << "D still sleeps 20 s after the lock was freed: lost wake-up";
+    // Rescue D so the test ends: contend once more, so that an unlock finds the word at 2.
+    m.lock();
+    std::thread r([&] {
+      m.lock();
+      m.unlock();
+    });
+    while (word_of(m).load() != 2u) std::this_thread::yield();
+    m.unlock();
+    r.join();
+  }
+  d.join();
+  EXPECT_FALSE(m.is_locked());
+  if (!forced) std::printf("note: /proc does not show thread states here; the interleaving was not forced\n");
+}
+
+// Bug guarded: a park counted when futex_wait returned at once (the word changed between the
+// mark and the system call): the statistics' OS-wait count was inflated. Forced: the waiter stops
+// in the deadline's clock read, after it marked the word 2 and before the futex call; the holder
+// unlocks there, so the futex call finds 0 and returns without sleeping.
+struct hm_park_id;
+TEST(HybridMutexWakeUp, AFutexWaitThatDidNotSleepIsNoPark) {
+  using stats = counting_stats<hm_park_id>;
+  using lock_t = spinwise::hybrid_mutex_t<gated_policy, stats>;
+  static lock_t m;
+  stats::reset();
+  handshake::reset();
+  m.lock();
+  std::atomic<bool> ok{false};
+  std::thread w([&] {
+    const auto deadline = manual_clock::now() + std::chrono::hours(1);
+    // Stop once the word says "contended": after our exchange, in the sleep's timeout.
+    manual_clock::hook = [] {
+      if (word_of(m).load() != 2u) return false;
+      handshake::stop_here();
+      return true;
+    };
+    ok = m.try_lock_until(deadline);
+    if (ok) m.unlock();
+  });
+  await_flag(handshake::stopped, "the waiter's stop before its futex call");
+  m.unlock();  // 2 -> 0: the futex call that follows finds 0 and returns at once
+  handshake::resumed = true;
+  w.join();
+  EXPECT_TRUE(ok.load());
+  EXPECT_EQ(stats::waits.load(), 1u);
+  EXPECT_EQ(stats::parks.load(), 0u) << "the futex call returned at once: no park";
+}
+
+struct hsm_park_id;
+TEST(HybridSharedMutexWakeUp, AFutexWaitThatDidNotSleepIsNoPark) {
+  using stats = counting_stats<hsm_park_id>;
+  using lock_t = spinwise::hybrid_shared_mutex_t<gated_policy, stats>;
+  static lock_t m;
+  stats::reset();
+  handshake::reset();
+  m.lock();
+  std::atomic<bool> ok{false};
+  std::thread r([&] {
+    const auto deadline = manual_clock::now() + std::chrono::hours(1);
+    // Stop once RP (bit 2 of the word) is set: the reader is about to sleep on reader_seq_.
+    manual_clock::hook = [] {
+      if ((state_of(m).load() & 4u) == 0) return false;
+      handshake::stop_here();
+      return true;
+    };
+    ok = m.try_lock_shared_until(deadline);
+    if (ok) m.unlock_shared();
+  });
+  await_flag(handshake::stopped, "the reader's stop before its futex call");
+  m.unlock();  // clears RP and bumps reader_seq_: the futex call returns at once
+  handshake::resumed = true;
+  r.join();
+  EXPECT_TRUE(ok.load());
+  EXPECT_EQ(stats::waits.load(), 1u);
+  EXPECT_EQ(stats::parks.load(), 0u) << "the futex call returned at once: no park";
+}
+
+// And a wait that did sleep is one park (the count is not simply gone).
+struct hm_slept_id;
+TEST(HybridMutexWakeUp, AWaitThatSleptIsOnePark) {
+  using stats = counting_stats<hm_slept_id>;
+  using lock_t = spinwise::hybrid_mutex_t<gated_policy, stats>;
+  lock_t m;
+  stats::reset();
+  m.lock();
+  std::atomic<pid_t> tid{0};
+  std::thread w([&] {
+    tid = this_tid();
+    m.lock();
+    m.unlock();
+  });
+  if (!await_asleep(tid)) {
+    m.unlock();
+    w.join();
+    GTEST_SKIP() << "/proc does not show whether the waiter slept here";
+  }
+  m.unlock();
+  w.join();
+  EXPECT_EQ(stats::waits.load(), 1u);
+  EXPECT_EQ(stats::parks.load(), 1u);
+}
+
+// Bug guarded: wait_meter::done() stored read_counter() - start unclipped; a counter read on
+// another CPU that is behind `start` wrapped to a wait of ~2^64 ticks.
+struct meter_id;
+TEST(WaitMeter, ACounterThatStepsBackIsNoHugeWait) {
+  using stats = counting_stats<meter_id>;
+  stats::reset();
+  spinwise::detail::wait_meter<stats> m;
+  m.start = spinwise::read_counter() + (std::uint64_t{1} << 40);  // "later" than any read below
+  m.done();
+  EXPECT_EQ(stats::waits.load(), 1u);
+  EXPECT_EQ(stats::max_wait_ticks.load(), 0u);
+}
+
+}  // namespace
