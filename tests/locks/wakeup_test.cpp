@@ -4,54 +4,22 @@
 // policy that counts the parks a wait reports. Each test names the bug it guards.
 
 #include <gtest/gtest.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <string>
 #include <thread>
 
+#include "lock_test_util.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
 
 namespace {
 
-pid_t this_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
-
-// The state letter of thread `tid` ('S': asleep in the kernel); '?' where /proc does not say
-// (qemu-user).
-char thread_state(pid_t tid) {
-  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string line;
-  std::getline(f, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
-}
-
-// Waits until thread `tid` sleeps in the kernel. Returns false where /proc cannot tell (the caller
-// then cannot force its interleaving and says so), after a bounded wait otherwise fails.
-bool await_asleep(const std::atomic<pid_t>& tid) {
-  while (tid.load() == 0) std::this_thread::yield();
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (;;) {
-    const char st = thread_state(tid.load());
-    if (st == '?') {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      return false;
-    }
-    if (st == 'S') return true;
-    if (std::chrono::steady_clock::now() > give_up) {
-      ADD_FAILURE() << "thread " << tid.load() << " never went to sleep (state " << st << ")";
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
+using spinwise_test::await_asleep;
+using spinwise_test::this_tid;
 
 // Spins until `flag` is set, or fails the binary: a protocol bug must fail with a message.
 void await_flag(const std::atomic<bool>& flag, const char* what) {
