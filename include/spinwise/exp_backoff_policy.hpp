@@ -44,6 +44,7 @@ struct exp_backoff_spec {
   };
   static constexpr const char* kUnknownName =
       "unknown exp_backoff knob (known: min_delay_ns, max_delay_ns, spin_loops)";
+  static constexpr std::uint32_t kTied = 0b011;  // min and max: a Tag overrides both or neither
   static constexpr const char* cross_check(std::uint64_t w) noexcept {
     return knob_get(w, 0) > knob_get(w, 1)
                ? "exp_backoff min_delay_ns must not exceed max_delay_ns (set both at once with set(settings))"
@@ -61,8 +62,10 @@ struct exp_backoff_spec {
 
 }  // namespace detail
 
-// Tag and Relax as for innodb_policy. A Tag override can leave min above the process-wide max
-// after a later global change; waiters then treat the cap as max(min, max).
+// Tag and Relax as for innodb_policy. min_delay_ns <= max_delay_ns holds on every path: set(),
+// set(name) and reset(name), process-wide and per Tag (a Tag that sets one of the two overrides
+// both, the other at the value it saw; see detail/knob_store.hpp). Waiters still take the cap as
+// max(min, max), which costs nothing.
 template <class Tag = void, class Relax = cpu_relaxer>
 struct exp_backoff_policy : detail::knob_api<detail::exp_backoff_spec, Tag> {
   using tag = Tag;

@@ -11,7 +11,10 @@
 // word (g_knob_override<Spec, Tag>) holds set bit i when Tag overrides field i; a field whose bit
 // is clear is read from the process-wide word.
 // Invariant: every field a word holds (all of a global word, the set ones of an override) is
-// within its Spec bounds, which all fit in 20 bits.
+// within its Spec bounds, which all fit in 20 bits; the values a waiter sees (a global word, or an
+// override merged over it) satisfy the Spec's cross-field rule. Fields the rule binds (kTied) are
+// overridden all or none, so a global change cannot break a Tag's pair; a global reset(name) that
+// would break the rule is refused.
 //
 // Readers take one relaxed load (two with an override), once per spin round: no ordering is
 // needed because a knob only shapes how long a waiter waits, never what it may read. Each word
@@ -59,6 +62,14 @@ constexpr std::uint64_t knob_default_word() noexcept {
   for (std::size_t i = 0; i < Spec::kCount; ++i) w = knob_put(w, i, Spec::kFields[i].def);
   return w;
 }
+
+// The fields of Spec bound together by its cross-field rule (bit i = field i): Spec::kTied, or
+// none. A Tag overrides such fields together, so that a change of the process-wide values can
+// never break the rule for the Tag (its pair was checked when it was set).
+template <class Spec, class = void>
+struct knob_tied : std::integral_constant<std::uint32_t, 0> {};
+template <class Spec>
+struct knob_tied<Spec, std::void_t<decltype(Spec::kTied)>> : std::integral_constant<std::uint32_t, Spec::kTied> {};
 
 // Effective word for an override `o` over the global word `g`: overridden fields from o, the rest from g.
 constexpr std::uint64_t knob_merge(std::uint64_t o, std::uint64_t g) noexcept {
@@ -126,15 +137,26 @@ struct knob_api {
     }
   }
 
-  // Process-wide: one field back to its default. Tag: drop this Tag's override of one field.
+  // Process-wide: one field back to its default; refused (nothing changed) if the default would
+  // break a cross-field rule with the other fields' values. Tag: drop this Tag's override of one
+  // field, and of the fields tied to it (they follow the process-wide values together).
   static knob_status reset(std::string_view name) noexcept {
     const std::size_t i = index_of(name);
     if (i == Spec::kCount) return {std::errc::invalid_argument, Spec::kUnknownName};
+    std::uint32_t drop = std::uint32_t{1} << i;
+    if (drop & knob_tied<Spec>::value) drop |= knob_tied<Spec>::value;
     std::atomic<std::uint64_t>& w = word();
     std::uint64_t cur = w.load(std::memory_order_relaxed);
     for (;;) {
-      const std::uint64_t next = std::is_void_v<Tag> ? knob_put(cur, i, Spec::kFields[i].def)
-                                                     : knob_put(cur, i, 0) & ~knob_set_bit(i);
+      std::uint64_t next = cur;
+      if constexpr (std::is_void_v<Tag>) {
+        next = knob_put(cur, i, Spec::kFields[i].def);
+        if (const char* e = Spec::cross_check(next)) return {std::errc::invalid_argument, e};
+      } else {
+        for (std::size_t f = 0; f < Spec::kCount; ++f) {
+          if (drop >> f & 1u) next = knob_put(next, f, 0) & ~knob_set_bit(f);
+        }
+      }
       if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return {};
     }
   }
@@ -184,6 +206,18 @@ struct knob_api {
         if (which >> i & 1u) {
           next = knob_put(next, i, v[i]);
           if constexpr (!std::is_void_v<Tag>) next |= knob_set_bit(i);
+        }
+      }
+      if constexpr (!std::is_void_v<Tag>) {
+        // A field tied to one being set is overridden too, at the value the Tag sees now: the
+        // rule is then checked on the Tag's own values, which no global change can move.
+        if (which & knob_tied<Spec>::value) {
+          const std::uint64_t seen = knob_merge(cur, g_knobs<Spec>.load(std::memory_order_relaxed));
+          for (std::size_t i = 0; i < Spec::kCount; ++i) {
+            if ((knob_tied<Spec>::value >> i & 1u) && !(next & knob_set_bit(i))) {
+              next = knob_put(next, i, knob_get(seen, i)) | knob_set_bit(i);
+            }
+          }
         }
       }
       // Cross-field rules (exp_backoff: min <= max) hold on the values a waiter would see.
