@@ -35,6 +35,7 @@
 #include "spinwise/detail/deadline.hpp"
 #include "spinwise/detail/futex.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"

@@ -24,18 +24,16 @@
 // all at once (as InnoDB's os_event_set does): the queued readers all may enter, and of the
 // writers one wins while the rest go back to sleep. 16 bytes.
 //
-// Lock word (64 bits) plus two 32-bit futex sequence words (reader_seq_, writer_seq_):
+// Lock word: detail/rw_word.hpp, with two flags of its own, plus two 32-bit futex sequence
+// words (reader_seq_, writer_seq_):
 //
-//   bit   63......44 43..............24 23..............4  3   2   1  0
-//         unused     queued readers (20)  readers inside (20)  WP  RP  S  W
+//   bit   63 ... 44  43 ......... 24  23 ......... 4   3    2   1  0
+//         unused     queued readers   readers inside   WP   RP  S  W
 //
-//   W, S (readers' turn), readers inside, queued readers: as in rw_spinlock.hpp.
 //   RP  a reader may be asleep on reader_seq_ (set by the sleeper, cleared by the waker)
 //   WP  a writer may be asleep on writer_seq_
 //
-// Invariant: W and readers inside > 0 only while the writer drains them; S => queued readers
-// > 0; a queued reader sleeps only once S is set. At most 2^20 - 1 threads may use one lock at
-// a time.
+// Invariant, besides the word's: a queued reader sleeps only once S is set.
 //
 // States (W, r = readers inside, k = queued readers) and transitions:
 //
@@ -49,25 +47,10 @@
 //   (W,r,1,S=1) --the last queued reader enters (W = 0) or gives up--> (W,r+1 or r,0,S=0)  wakes WP
 //   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes RP, and WP unless S
 //
-// Sleeping and waking, and why no wake-up is lost. A sleeper of kind X (reader: RP on
-// reader_seq_; writer: WP on writer_seq_) does, in order:
-//   1. e = seq.load(acquire)
-//   2. read the word; if its condition holds, do not sleep. Else if X's parked bit is clear, CAS
-//      it in (acq_rel); a failed CAS goes back to the start of 2.
-//   3. futex_wait(seq, e): the kernel sleeps only while seq == e.
-// A waker is whoever makes the condition of an X true (the transitions marked "wakes" above; a
-// reader waits for "W clear", a writer for "W and S clear" and then, once it reserved, for "no
-// reader inside"):
-//   a. in the same RMW that changes the state, or in a later RMW, clears X's parked bit (acq_rel);
-//   b. if the bit was set: seq.fetch_add(1, release), then futex_wake_all(seq).
-// Take the sleeper's last read of the word in 2 (value V: condition false, parked bit set).
-// The condition can only become true by a later RMW, whose waker finds the parked bit set and
-// wakes, unless some RMW between V and it cleared the bit, and that clearer bumps seq and wakes.
-// Either way a bump B follows V in the word's order. If the sleeper's read of seq in 1 saw B,
-// the release/acquire pair would make the clear visible to the read in 2 (message passing):
-// it would not have read V. So e predates B, and futex_wait either returns at once (seq != e)
-// or sleeps and is woken by B's futex_wake_all. A timed-out sleeper just leaves: wake-ups go to
-// all sleepers, so none is consumed by a thread that then gives up.
+// Sleeping and waking: detail/futex_park.hpp's protocol (and its proof), with RP on reader_seq_
+// for readers and WP on writer_seq_ for writers. A reader waits for "W clear", a writer for "W
+// and S clear" and then, once it reserved, for "no reader inside"; the transitions marked
+// "wakes" above are the wakers.
 //
 // Memory order: entering is an acquire RMW or load (for a draining writer, of "no reader
 // inside") that pairs with the release RMW it observes.
@@ -75,13 +58,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/deadline.hpp"
-#include "spinwise/detail/futex.hpp"
+#include "spinwise/detail/futex_park.hpp"
+#include "spinwise/detail/rw_word.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/innodb_policy.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
@@ -107,22 +91,16 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!try_enter_writer())) lock_slow(detail::no_deadline{});
+    std::uint64_t s;
+    // acquire pairs with the release in unlock / unlock_shared.
+    if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(detail::no_deadline{});
     Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
-    while (writer_may_enter(s)) {
-      // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
-      if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) {
-        ok = true;
-        break;
-      }
-    }
+    const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
@@ -139,7 +117,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration>& at) noexcept
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = try_enter_writer() || lock_slow(detail::clock_deadline<Clock, Duration>{at});
+    std::uint64_t s;
+    const bool ok = word::try_enter_writer(state_, s) || lock_slow(detail::clock_deadline<Clock, Duration>{at});
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
@@ -162,12 +141,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-    if (SPINWISE_UNLIKELY(!reader_may_enter(s) ||
-                          !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
-                                                         std::memory_order_relaxed))) {
-      lock_shared_slow(s, detail::no_deadline{});
-    }
+    // acquire pairs with the release in unlock.
+    if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s))) lock_shared_slow(s, detail::no_deadline{});
     Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
@@ -176,15 +151,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   // spuriously otherwise.
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
-    while (reader_may_enter(s)) {
-      // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
-        ok = true;
-        break;
-      }
-    }
+    const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
@@ -201,10 +168,9 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-    const bool ok = (reader_may_enter(s) && state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
-                                                                           std::memory_order_relaxed)) ||
-                    lock_shared_slow(s, detail::clock_deadline<Clock, Duration>{at});
+    // acquire pairs with the release in unlock.
+    const bool ok =
+        word::try_enter_reader(state_, s) || lock_shared_slow(s, detail::clock_deadline<Clock, Duration>{at});
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
@@ -221,35 +187,21 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
  private:
-  static constexpr std::uint64_t kWriter = 1;
-  static constexpr std::uint64_t kReadersTurn = 2;
+  using word = detail::rw_word<4>;
+  static constexpr std::uint64_t kWriter = word::kWriter;
+  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
   static constexpr std::uint64_t kReadersParked = 4;
   static constexpr std::uint64_t kWritersParked = 8;
-  static constexpr unsigned kFieldBits = 20;
-  static constexpr std::uint64_t kFieldMax = (std::uint64_t{1} << kFieldBits) - 1;
-  static constexpr unsigned kReaderShift = 4;
-  static constexpr unsigned kQueuedShift = kReaderShift + kFieldBits;
-  static constexpr std::uint64_t kReaderOne = std::uint64_t{1} << kReaderShift;
-  static constexpr std::uint64_t kQueuedOne = std::uint64_t{1} << kQueuedShift;
-  static constexpr std::uint64_t kReaderMask = kFieldMax << kReaderShift;
-  static constexpr std::uint64_t kQueuedMask = kFieldMax << kQueuedShift;
-  static_assert(kQueuedShift + kFieldBits <= 64, "fields overflow the word");
+  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
+  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
+  static constexpr std::uint64_t kReaderMask = word::kReaderMask;
 
-  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return (s & (kWriter | kReadersTurn)) == 0; }
-  static constexpr bool writer_may_enter(std::uint64_t s) noexcept {
-    return writer_may_reserve(s) && (s & kReaderMask) == 0;
-  }
-  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
-  static constexpr bool drained(std::uint64_t s) noexcept { return (s & kReaderMask) == 0; }
+  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return word::writer_may_reserve(s); }
+  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return word::reader_may_enter(s); }
+  static constexpr bool drained(std::uint64_t s) noexcept { return word::drained(s); }
 
   static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
     return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
-  }
-
-  // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
-  static constexpr std::uint64_t self_admitted(std::uint64_t s) noexcept {
-    const std::uint64_t next = s + kReaderOne - kQueuedOne;
-    return (next & kQueuedMask) == 0 ? next & ~kReadersTurn : next;
   }
 
   // The word after a writer gives W up: readers may enter (RP cleared: they are woken); writers
@@ -264,45 +216,17 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     if ((old & (kWritersParked | kReadersTurn)) == kWritersParked) wake(writer_seq_);
   }
 
-  bool try_enter_writer() noexcept {
-    std::uint64_t s = 0;  // guess: idle; the second CAS covers stale parked bits
-    // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
-    return state_.compare_exchange_strong(s, kWriter, std::memory_order_acquire, std::memory_order_relaxed) ||
-           (writer_may_enter(s) &&
-            state_.compare_exchange_strong(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed));
-  }
-
-  // Step b of the wake protocol (file top).
-  static void wake(std::atomic<std::uint32_t>& seq) noexcept {
-    // (seq): e -> e+1; release pairs with the sleeper's acquire load of seq.
-    seq.fetch_add(1, std::memory_order_release);
-    detail::futex_wake_all(seq);
-  }
+  static void wake(std::atomic<std::uint32_t>& seq) noexcept { detail::wake_sleepers(seq); }
 
   SPINWISE_COLD void wake_writers() noexcept {
     // (WP): 1 -> 0; acquire: see the file top.
     if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked) wake(writer_seq_);
   }
 
-  // Steps 1-3 of the sleep protocol (file top). Returns on a wake-up, a spurious return, a
-  // timeout, or at once when ready(word) holds; true only if the thread slept in the kernel
-  // (statistics count those parks). The caller re-checks.
+  // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
   template <class Ready, class Deadline>
   bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready, const Deadline& d) noexcept {
-    // acquire pairs with the release bump in wake().
-    const std::uint32_t e = seq.load(std::memory_order_acquire);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    for (;;) {
-      if (ready(s)) return false;
-      if (s & parked_bit) break;
-      // (RP or WP): 0 -> 1; release orders our read of seq before the waker's bump.
-      if (state_.compare_exchange_weak(s, s | parked_bit, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
-    }
-    if constexpr (Deadline::kTimed) {
-      return detail::futex_wait_for(seq, e, d.park_limit());
-    } else {
-      return detail::futex_wait(seq, e);
-    }
+    return detail::park(state_, seq, parked_bit, ready, d);
   }
 
   using waiting = detail::park_episodes<Policy, Stats>;
@@ -377,7 +301,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       if (reader_may_enter(s)) {
         // W cleared: enter by ourselves, (readers, queued): n,k -> n+1,k-1 (S -> 0 with k = 1);
         // acquire pairs with the release in unlock.
-        if (leave_queue(s, self_admitted(s))) return entered();
+        if (leave_queue(s, word::self_admitted(s))) return entered();
         continue;
       }
       if (d.expired()) return withdraw_reader() && entered();
@@ -410,13 +334,11 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     for (;;) {
       if (reader_may_enter(s)) {
-        if (leave_queue(s, self_admitted(s))) return true;
+        if (leave_queue(s, word::self_admitted(s))) return true;
         continue;
       }
       // (queued): k -> k-1, and S -> 0 with k = 1 (the turn ends with the last queued reader)
-      std::uint64_t next = s - kQueuedOne;
-      if ((next & kQueuedMask) == 0) next &= ~kReadersTurn;
-      if (leave_queue(s, next)) return false;
+      if (leave_queue(s, word::dequeued(s))) return false;
     }
   }
 

@@ -30,20 +30,7 @@
 // Cost: lock_shared and unlock_shared are one locked RMW each on the same line (CAS, fetch_sub);
 // lock is one CAS and unlock one fetch_sub, uncontended. 8 bytes.
 //
-// Lock word (64 bits):
-//
-//   bit   63......42 41..............22 21..............2  1  0
-//         unused     queued readers (20)  readers inside (20)  S  W
-//
-//   W               a writer is inside, or has reserved the lock and waits for the readers
-//                   inside to leave
-//   S               readers' turn: a queued reader ran out of spin budget; no writer reserves
-//                   until the queued readers have entered
-//   readers inside  readers holding the lock
-//   queued readers  readers that found W set
-//
-// Invariant: W and readers inside > 0 only while the writer drains them; S => queued readers > 0.
-// At most 2^20 - 1 threads may use one lock at a time.
+// Lock word: detail/rw_word.hpp (W, S, readers inside, queued readers; no flags of its own).
 //
 // States (W, r = readers inside, k = queued readers, S) and transitions:
 //
@@ -61,11 +48,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/rw_word.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
@@ -91,29 +79,16 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    std::uint64_t s = 0;  // guess: idle; the second CAS covers queued readers
-    // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
-    if (SPINWISE_UNLIKELY(!state_.compare_exchange_strong(s, kWriter, std::memory_order_acquire,
-                                                          std::memory_order_relaxed)) &&
-        (!writer_may_enter(s) || !state_.compare_exchange_strong(s, s | kWriter, std::memory_order_acquire,
-                                                                 std::memory_order_relaxed))) {
-      lock_slow(s);
-    }
+    std::uint64_t s;
+    // acquire pairs with the release in unlock / unlock_shared.
+    if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(s);
     Stats::on_acquire();
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
-    while (writer_may_enter(s)) {
-      // (W, readers): 0,0 -> 1,0; acquire pairs with the release in unlock / unlock_shared.
-      if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) {
-        ok = true;
-        break;
-      }
-    }
+    const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
     return ok;
@@ -131,12 +106,8 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-    if (SPINWISE_UNLIKELY(!reader_may_enter(s) ||
-                          !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
-                                                         std::memory_order_relaxed))) {
-      lock_shared_slow(s);
-    }
+    // acquire pairs with the release in unlock.
+    if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s))) lock_shared_slow(s);
     Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
@@ -145,15 +116,7 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   // spuriously otherwise.
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
-    while (reader_may_enter(s)) {
-      // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
-        ok = true;
-        break;
-      }
-    }
+    const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock |
                                       (ok ? 0 : detail::tsan::kTryLockFailed));
@@ -168,76 +131,42 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   }
 
  private:
-  static constexpr std::uint64_t kWriter = 1;
-  static constexpr std::uint64_t kReadersTurn = 2;
-  static constexpr unsigned kFieldBits = 20;
-  static constexpr std::uint64_t kFieldMax = (std::uint64_t{1} << kFieldBits) - 1;
-  static constexpr unsigned kReaderShift = 2;
-  static constexpr unsigned kQueuedShift = kReaderShift + kFieldBits;
-  static constexpr std::uint64_t kReaderOne = std::uint64_t{1} << kReaderShift;
-  static constexpr std::uint64_t kQueuedOne = std::uint64_t{1} << kQueuedShift;
-  static constexpr std::uint64_t kReaderMask = kFieldMax << kReaderShift;
-  static constexpr std::uint64_t kQueuedMask = kFieldMax << kQueuedShift;
-  static_assert(kQueuedShift + kFieldBits <= 64, "fields overflow the word");
+  using word = detail::rw_word<2>;
+  static constexpr std::uint64_t kWriter = word::kWriter;
+  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
+  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
+  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
 
-  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return (s & (kWriter | kReadersTurn)) == 0; }
-  static constexpr bool writer_may_enter(std::uint64_t s) noexcept {
-    return writer_may_reserve(s) && (s & kReaderMask) == 0;
-  }
-  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
-
-  // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
-  static constexpr std::uint64_t self_admitted(std::uint64_t s) noexcept {
-    const std::uint64_t next = s + kReaderOne - kQueuedOne;
-    return (next & kQueuedMask) == 0 ? next & ~kReadersTurn : next;
-  }
-
-  using meter = detail::wait_meter<Stats>;
-
-  // One wait step: a policy round while the budget lasts, then a yield per poll.
-  static void pause(typename Policy::waiter& w, meter& m) noexcept {
-    if (!w.is_completed()) {
-      m.snooze(w);
-    } else {
-      m.yield();
-    }
-  }
+  using waiting = detail::spin_then_yield<Policy, Stats>;
 
   SPINWISE_COLD void lock_slow(std::uint64_t s) noexcept {
-    typename Policy::waiter w;
-    meter m;
+    waiting wt;
     // Reserve: wait for no writer inside or draining and no readers' turn, then (W): 0 -> 1.
     // From here no reader enters. acquire pairs with the release in unlock.
     for (;;) {
-      if (writer_may_reserve(s)) {
+      if (word::writer_may_reserve(s)) {
         if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
         continue;
       }
-      pause(w, m);
+      wt.pause();
       s = state_.load(std::memory_order_relaxed);
     }
     // Drain: wait for the readers inside to leave; acquire pairs with their unlock_shared.
-    while ((s & kReaderMask) != 0) {
-      pause(w, m);
+    while (!word::drained(s)) {
+      wt.pause();
       s = state_.load(std::memory_order_acquire);
     }
-    m.account(w);
-    m.done();
+    wt.entered();
   }
 
   SPINWISE_COLD void lock_shared_slow(std::uint64_t s) noexcept {
-    typename Policy::waiter w;
-    meter m;
-    const auto entered = [&] {
-      m.account(w);
-      m.done();
-    };
+    waiting wt;
     // Enter if no writer is inside or draining; otherwise queue.
     for (;;) {
-      if (reader_may_enter(s)) {
+      if (word::reader_may_enter(s)) {
         // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
-          return entered();
+          return wt.entered();
         }
         continue;
       }
@@ -246,22 +175,23 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
     }
     for (;;) {
       s = state_.load(std::memory_order_relaxed);
-      if (reader_may_enter(s)) {
+      if (word::reader_may_enter(s)) {
         // W cleared: enter by ourselves, (readers, queued): n,k -> n+1,k-1 (S -> 0 with k = 1);
         // acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, self_admitted(s), std::memory_order_acquire, std::memory_order_relaxed)) {
-          return entered();
+        if (state_.compare_exchange_weak(s, word::self_admitted(s), std::memory_order_acquire,
+                                         std::memory_order_relaxed)) {
+          return wt.entered();
         }
         continue;
       }
       // Budget spent: (S): 0 -> 1, so that no writer reserves after this one until the queued
       // readers have entered. Strong CAS: a test relies on S being set once the budget is seen
       // spent in a quiet word.
-      if (!(s & kReadersTurn) && w.is_completed()) {
+      if (!(s & kReadersTurn) && wt.w.is_completed()) {
         state_.compare_exchange_strong(s, s | kReadersTurn, std::memory_order_relaxed);
         continue;
       }
-      pause(w, m);
+      wt.pause();
     }
   }
 

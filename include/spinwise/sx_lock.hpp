@@ -47,13 +47,11 @@
 //   (0,1,n) --upgrade--> (1,0,n) --drained--> (1,0,0)             +------------------------------+
 //   (1,0,0) --downgrade--> (0,1,0)
 //
-// Sleeping and waking (the protocol and its proof are hybrid_shared_mutex.hpp's, with one
-// parked bit and one sequence word): a sleeper reads e = epoch_ (acquire), re-reads the word,
-// sets P by CAS (acq_rel) unless its condition holds or P is already set, and futex-waits while
-// epoch_ == e. Whoever makes some sleeper's condition true clears P in an acq_rel RMW and, if it
-// was set, bumps epoch_ (release) and wakes everyone. The transitions that can make a sleeper's
-// condition true: X -> 0 (unlock, downgrade: S may enter), SX -> 0 (unlock_sx: SX and X may
-// enter), and S holders -> 0 under X (the reserved X request may proceed).
+// Sleeping and waking: detail/futex_park.hpp's protocol (and its proof), with one parked bit P
+// and one sequence word epoch_ for every kind of sleeper. The transitions that can make a
+// sleeper's condition true, whose RMW clears P and wakes everyone if it was set: X -> 0 (unlock,
+// downgrade: S may enter), SX -> 0 (unlock_sx: SX and X may enter), and S holders -> 0 under X
+// (the reserved X request may proceed).
 //
 // ThreadSanitizer sees two mutexes: the latch (this address; S and SX are read locks, X a write
 // lock) and an SX token (epoch_'s address; SX and X hold it exclusively). An SX holder thus holds
@@ -71,8 +69,10 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
-#include "spinwise/detail/futex.hpp"
+#include "spinwise/detail/deadline.hpp"
+#include "spinwise/detail/futex_park.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/innodb_policy.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
@@ -346,27 +346,13 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   SPINWISE_COLD void drain() noexcept { waiting(*this).until(drained); }
 
-  // Sleep steps (file top). Returns on a wake-up, a spurious return, or at once when ready;
-  // true only if the thread slept in the kernel (statistics count those parks).
+  // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
   template <class Ready>
   bool park(Ready ready) noexcept {
-    // acquire pairs with the release bump in wake().
-    const std::uint32_t e = epoch_.load(std::memory_order_acquire);
-    std::uint32_t s = state_.load(std::memory_order_relaxed);
-    for (;;) {
-      if (ready(s)) return false;
-      if (s & kParked) break;
-      // (P): 0 -> 1; release orders our read of epoch_ before the waker's bump.
-      if (state_.compare_exchange_weak(s, s | kParked, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
-    }
-    return detail::futex_wait(epoch_, e);
+    return detail::park(state_, epoch_, kParked, ready, detail::no_deadline{});
   }
 
-  void wake() noexcept {
-    // (epoch): e -> e+1; release pairs with the sleeper's acquire load of epoch_.
-    epoch_.fetch_add(1, std::memory_order_release);
-    detail::futex_wake_all(epoch_);
-  }
+  void wake() noexcept { detail::wake_sleepers(epoch_); }
 
   // The last S holder left under an X reservation that has sleepers.
   SPINWISE_COLD void wake_drained() noexcept {

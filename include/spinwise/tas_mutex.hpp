@@ -18,6 +18,7 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/thread_annotations.hpp"
@@ -68,17 +69,11 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
   static constexpr std::uint32_t kLocked = 1;
 
   SPINWISE_COLD void lock_slow() noexcept {
-    typename Policy::waiter w;
-    detail::wait_meter<Stats> m;
+    detail::spin_then_yield<Policy, Stats> wt;
     do {
-      if (!w.is_completed()) {
-        m.snooze(w);
-      } else {
-        m.yield();
-      }
+      wt.pause();
     } while (word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked);  // free -> held
-    m.account(w);
-    m.done();
+    wt.entered();
   }
 
   std::atomic<std::uint32_t> word_{kUnlocked};

@@ -24,6 +24,7 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/no_backoff_policy.hpp"
 #include "spinwise/thread_annotations.hpp"

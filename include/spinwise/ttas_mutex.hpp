@@ -25,6 +25,7 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
@@ -79,20 +80,12 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
   // InnoDB's spin: poll, wait a round, poll again; try the exchange only on a free-looking word
   // and, if another thread won it, keep going on the same budget (MySQL is_free + try_lock).
   SPINWISE_COLD void lock_slow() noexcept {
-    typename Policy::waiter w;
-    detail::wait_meter<Stats> m;
+    detail::spin_then_yield<Policy, Stats> wt;  // budget spent: yield, to let a preempted holder run
     for (;;) {
-      while (word_.load(std::memory_order_relaxed) != kUnlocked) {
-        if (!w.is_completed()) {
-          m.snooze(w);
-        } else {
-          m.yield();  // budget spent: let a preempted holder run
-        }
-      }
+      while (word_.load(std::memory_order_relaxed) != kUnlocked) wt.pause();
       if (word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked) break;  // free -> held
     }
-    m.account(w);
-    m.done();
+    wt.entered();
   }
 
   std::atomic<std::uint32_t> word_{kUnlocked};

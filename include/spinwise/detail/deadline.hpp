@@ -29,24 +29,50 @@ struct no_deadline {
   static constexpr std::chrono::nanoseconds park_limit() noexcept { return std::chrono::nanoseconds(0); }
 };
 
-// A time point of any clock. A clock whose now() throws terminates the program (the lock calls
-// are noexcept).
+// A time point of any clock and any duration. It is converted once to the clock's own duration,
+// rounded up, so that each check is one now() and one comparison in the clock's representation:
+// comparing now() with a time point of a coarser duration converts that one to the finer
+// duration, and time_point<steady_clock, seconds>::max() (or hours(-3'000'000)) overflows in
+// nanoseconds. A time point beyond half the clock's range is never reached (for nanosecond clocks
+// that is 146 years from the epoch); one below half its negative range has always passed. A clock
+// whose now() throws terminates the program (the lock calls are noexcept).
 template <class Clock, class Duration>
-struct clock_deadline {
+class clock_deadline {
+ public:
   static constexpr bool kTimed = true;
-  std::chrono::time_point<Clock, Duration> at;
 
-  bool expired() const noexcept { return !(Clock::now() < at); }
+  explicit clock_deadline(const std::chrono::time_point<Clock, Duration>& at) noexcept {
+    using clock_duration = typename Clock::duration;
+    const double at_s = std::chrono::duration<double>(at.time_since_epoch()).count();
+    const double max_s = std::chrono::duration<double>(clock_duration::max()).count() / 2;
+    const double min_s = std::chrono::duration<double>(clock_duration::min()).count() / 2;
+    if (!(at_s < max_s)) {
+      never_ = true;
+    } else if (!(at_s > min_s)) {
+      at_ = clock_point::min();
+    } else {
+      at_ = clock_point(std::chrono::ceil<clock_duration>(at.time_since_epoch()));
+    }
+  }
+
+  bool expired() const noexcept { return !never_ && !(Clock::now() < at_); }
 
   // How long one sleep may last: the time left, rounded up, capped as the file top says; zero once
   // the deadline has passed.
   std::chrono::nanoseconds park_limit() const noexcept {
+    constexpr std::chrono::nanoseconds kCap = Clock::is_steady ? kSteadyRecheck : kJumpRecheck;
+    if (never_) return kCap;
     using ns_d = std::chrono::duration<double, std::nano>;
-    constexpr double kCapNs = static_cast<double>((Clock::is_steady ? kSteadyRecheck : kJumpRecheck).count());
-    const double left = ns_d(at.time_since_epoch()).count() - ns_d(Clock::now().time_since_epoch()).count();
+    const double left = ns_d(at_.time_since_epoch()).count() - ns_d(Clock::now().time_since_epoch()).count();
     if (!(left > 0)) return std::chrono::nanoseconds(0);
-    return std::chrono::nanoseconds(static_cast<std::int64_t>(left < kCapNs ? left + 1 : kCapNs));
+    const double cap = static_cast<double>(kCap.count());
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(left < cap ? left + 1 : cap));
   }
+
+ private:
+  using clock_point = typename Clock::time_point;
+  clock_point at_{};
+  bool never_ = false;
 };
 
 // steady_clock::now() + rel, for the *_for calls: time_point::min() when rel <= 0 (already passed,

@@ -1,0 +1,161 @@
+#pragma once
+// The wait core every lock's slow path is built on: wait_meter (what one contended acquisition
+// costs, for the lock's statistics policy), spin_then_yield (the spin locks' wait: Policy rounds,
+// then a yield per poll) and park_episodes (the parking locks' wait: Policy rounds, one yield, a
+// sleep, and a fresh episode after each wake-up, InnoDB's shape). For no_stats every measuring
+// member is an empty inline function: the slow paths compile as if it were not there.
+
+#include <cstdint>
+#include <thread>
+#include <type_traits>
+
+#include "spinwise/arch.hpp"
+#include "spinwise/detail/spin_time.hpp"
+#include "spinwise/lock_stats.hpp"
+
+namespace spinwise::detail {
+
+// Measures one contended acquisition for a lock's statistics policy. A lock's slow path routes its
+// snoozes, yields and parks through it and calls done() once it holds the lock.
+template <class Stats, bool = Stats::enabled>
+struct wait_meter {
+  template <class Waiter>
+  void snooze(Waiter& w) noexcept {
+    w.snooze();
+  }
+  void yield() noexcept { std::this_thread::yield(); }
+  void parked() noexcept {}
+  template <class Waiter>
+  void account(const Waiter&) noexcept {}
+  void done() noexcept {}
+};
+
+template <class Stats>
+struct wait_meter<Stats, true> {
+  std::uint64_t start = read_counter();
+  wait_record r;
+
+  // A snooze is timed by the counter, so a thread descheduled in the middle of one would count
+  // its time off the CPU as spinning (on an oversubscribed machine that multiplied the spin CPU
+  // share 14x). A snooze that took more than twice what its relaxes cost plus 50 us was
+  // preempted: it counts at what its relaxes cost.
+  template <class Waiter>
+  void snooze(Waiter& w) noexcept {
+    const std::uint64_t n0 = w.relaxes();
+    const std::uint64_t t0 = read_counter();
+    w.snooze();
+    const std::uint64_t took = read_counter() - t0;
+    const double hz = static_cast<double>(counter_frequency());
+    r.spin_ticks += SPINWISE_LIKELY(static_cast<double>(took) <= 50e-6 * hz)
+                        ? took
+                        : clip_preempted(took, w.relaxes() - n0, snooze_relax_ns<Waiter>() * hz * 1e-9, hz);
+  }
+  void yield() noexcept {
+    std::this_thread::yield();
+    ++r.yields;
+  }
+  void parked() noexcept { ++r.parks; }
+  // Adds a finished waiter's rounds and relaxes (a hybrid lock uses one waiter per spin budget).
+  template <class Waiter>
+  void account(const Waiter& w) noexcept {
+    r.rounds += w.rounds();
+    r.relaxes += w.relaxes();
+  }
+  void done() noexcept {
+    // A counter read on another CPU can be behind `start` (unsynchronized TSCs, a migration):
+    // that wait took no measurable time, not 2^64 ticks.
+    const std::uint64_t now = read_counter();
+    r.wait_ticks = now > start ? now - start : 0;
+    Stats::on_contended(r);
+  }
+
+  // The ticks a snooze of `relaxes` relaxes costing `ticks_per_relax` each is counted at.
+  static std::uint64_t clip_preempted(std::uint64_t took, std::uint64_t relaxes, double ticks_per_relax,
+                                      double hz) noexcept {
+    const double expected = static_cast<double>(relaxes) * ticks_per_relax;
+    return static_cast<double>(took) > 2.0 * expected + 50e-6 * hz ? static_cast<std::uint64_t>(expected) : took;
+  }
+
+ private:
+  template <class W, class = void>
+  struct has_relax : std::false_type {};
+  template <class W>
+  struct has_relax<W, std::void_t<typename W::relax>> : std::true_type {};
+
+  // Nanoseconds one relax of the waiter's Relax costs (an emulated relax says its own length; a
+  // waiter that names no Relax is taken to issue this CPU's relax instruction).
+  template <class Waiter>
+  static double snooze_relax_ns() noexcept {
+    if constexpr (has_relax<Waiter>::value) {
+      return 1.0 / detail::relaxes_per_ns<typename Waiter::relax>();
+    } else {
+      return relax_ns_here();
+    }
+  }
+};
+
+// One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
+// budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
+// word, calls pause() while it may not enter, parks when pause() says the episode is over and
+// then calls next_episode(), and calls entered() once it holds the lock.
+template <class Policy, class Stats>
+class park_episodes {
+ public:
+  typename Policy::waiter w;  // the current episode's
+
+  // One step of the episode; false when it is over and the caller should park.
+  bool pause() noexcept {
+    if (!w.is_completed()) {
+      m_.snooze(w);
+      return true;
+    }
+    if (!yielded_) {
+      yielded_ = true;
+      m_.yield();
+      return true;
+    }
+    return false;
+  }
+  // After the park (slept: the thread did sleep in the kernel): a fresh episode.
+  void next_episode(bool slept) noexcept {
+    if (slept) m_.parked();
+    m_.account(w);
+    w = typename Policy::waiter{};
+    yielded_ = false;
+  }
+  // The wait ended in the lock: report it.
+  void entered() noexcept {
+    m_.account(w);
+    m_.done();
+  }
+
+ private:
+  wait_meter<Stats> m_;
+  bool yielded_ = false;
+};
+
+// One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
+// long as it waits (progress when threads outnumber CPUs, without parking). The lock polls its
+// word, calls pause() while it may not enter, and entered() once it holds the lock.
+template <class Policy, class Stats>
+class spin_then_yield {
+ public:
+  typename Policy::waiter w;
+
+  void pause() noexcept {
+    if (!w.is_completed()) {
+      m_.snooze(w);
+    } else {
+      m_.yield();
+    }
+  }
+  void entered() noexcept {
+    m_.account(w);
+    m_.done();
+  }
+
+ private:
+  wait_meter<Stats> m_;
+};
+
+}  // namespace spinwise::detail
