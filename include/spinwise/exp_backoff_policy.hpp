@@ -21,6 +21,7 @@
 
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/policy_core.hpp"
 #include "spinwise/detail/spin_time.hpp"
 #include "spinwise/knobs.hpp"
 
@@ -36,6 +37,7 @@ namespace detail {
 
 struct exp_backoff_spec {
   using settings = exp_backoff_settings;
+  static constexpr std::size_t kSpinLoops = 2;
   static constexpr std::size_t kCount = 3;
   static constexpr knob_field kFields[kCount] = {
       {"min_delay_ns", 1, 1'000'000, 32, "exp_backoff min_delay_ns must be in 1..1000000"},
@@ -60,6 +62,23 @@ struct exp_backoff_spec {
   }
 };
 
+
+// Round r: uniform in [c/2, c] ns with c = min(min_delay_ns x 2^r, max(min, max_delay_ns)), in
+// relaxes at this wait's CPU's rate (converted at its first round).
+struct exp_backoff_delay {
+  double per_ns = 0.0;
+
+  template <class Relax>
+  std::uint32_t relaxes(std::uint64_t w, std::uint32_t round) noexcept {
+    const std::uint64_t lo = knob_get(w, 0);
+    const std::uint64_t cap = std::max<std::uint64_t>(lo, knob_get(w, 1));
+    const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(round, 20), cap);
+    const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
+    if (SPINWISE_UNLIKELY(per_ns == 0.0)) per_ns = relaxes_per_ns<Relax>();
+    return relaxes_in(static_cast<double>(ns), per_ns);
+  }
+};
+
 }  // namespace detail
 
 // Tag and Relax as for innodb_policy. min_delay_ns <= max_delay_ns holds on every path: set(),
@@ -67,50 +86,17 @@ struct exp_backoff_spec {
 // both, the other at the value it saw; see detail/knob_store.hpp). Waiters still take the cap as
 // max(min, max), which costs nothing.
 template <class Tag = void, class Relax = cpu_relaxer>
-struct exp_backoff_policy : detail::knob_api<detail::exp_backoff_spec, Tag> {
-  using tag = Tag;
-  using relax = Relax;
-
+struct exp_backoff_policy : detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay> {
   static constexpr std::string_view name() noexcept { return "exp_backoff"; }
 
   static knob_status set_min_delay_ns(std::uint32_t v) noexcept { return api::set_field(0, v); }
   static knob_status set_max_delay_ns(std::uint32_t v) noexcept { return api::set_field(1, v); }
-  static knob_status set_spin_loops(std::uint32_t v) noexcept { return api::set_field(2, v); }
-  static std::uint32_t min_delay_ns() noexcept { return api::current().min_delay_ns; }
-  static std::uint32_t max_delay_ns() noexcept { return api::current().max_delay_ns; }
-  static std::uint32_t spin_loops() noexcept { return api::current().spin_loops; }
-
-  class waiter {
-   public:
-    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
-    waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::exp_backoff_spec, Tag>(), 2)) {}
-
-    void snooze() noexcept {
-      const std::uint64_t w = detail::knob_word<detail::exp_backoff_spec, Tag>();
-      const std::uint64_t lo = detail::knob_get(w, 0);
-      const std::uint64_t cap = std::max<std::uint64_t>(lo, detail::knob_get(w, 1));
-      loops_ = detail::knob_get(w, 2);
-      const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(rounds_, 20), cap);
-      const std::uint64_t ns = ceiling - detail::jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
-      if (SPINWISE_UNLIKELY(per_ns_ == 0.0)) per_ns_ = detail::relaxes_per_ns<Relax>();
-      const std::uint32_t n = detail::relaxes_in(static_cast<double>(ns), per_ns_);
-      Relax::relax_n(n);
-      relaxes_ += n;
-      ++rounds_;
-    }
-    bool is_completed() const noexcept { return rounds_ >= loops_; }
-    std::uint32_t rounds() const noexcept { return rounds_; }
-    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
-
-   private:
-    double per_ns_ = 0.0;
-    std::uint64_t relaxes_ = 0;
-    std::uint32_t rounds_ = 0;
-    std::uint32_t loops_;
-  };
+  static std::uint32_t min_delay_ns() noexcept { return base::field(0); }
+  static std::uint32_t max_delay_ns() noexcept { return base::field(1); }
 
  private:
-  using api = detail::knob_api<detail::exp_backoff_spec, Tag>;
+  using base = detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay>;
+  using api = typename base::api;
 };
 
 }  // namespace spinwise

@@ -21,6 +21,7 @@
 
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/policy_core.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise {
@@ -36,6 +37,7 @@ namespace detail {
 
 struct innodb_spec {
   using settings = innodb_settings;
+  static constexpr std::size_t kSpinLoops = 2;
   static constexpr std::size_t kCount = 3;
   static constexpr knob_field kFields[kCount] = {
       {"spin_wait_delay", 0, 1000, 6, "innodb spin_wait_delay must be in 0..1000"},
@@ -55,55 +57,34 @@ struct innodb_spec {
   }
 };
 
+
+// One round: ut_delay(ut::random_from_interval(0, spin_wait_delay)), i.e. [0, spin_wait_delay)
+// x pause_multiplier relaxes.
+struct innodb_delay {
+  template <class Relax>
+  static std::uint32_t relaxes(std::uint64_t w, std::uint32_t) noexcept {
+    const std::uint32_t delay = knob_get(w, 0);
+    const std::uint32_t units = delay == 0 ? 0 : jitter_below(delay);
+    return units * knob_get(w, 1);  // <= 999 x 100: no overflow
+  }
+};
+
 }  // namespace detail
 
 // Tag = void: the process-wide knobs. Any other Tag: per-field overrides for the locks using this
 // Tag, falling back to the process-wide values while unset. Relax: see cpu_relaxer.
 template <class Tag = void, class Relax = cpu_relaxer>
-struct innodb_policy : detail::knob_api<detail::innodb_spec, Tag> {
-  using tag = Tag;
-  using relax = Relax;
-
+struct innodb_policy : detail::policy_base<detail::innodb_spec, Tag, Relax, detail::innodb_delay> {
   static constexpr std::string_view name() noexcept { return "innodb"; }
 
   static knob_status set_spin_wait_delay(std::uint32_t v) noexcept { return api::set_field(0, v); }
   static knob_status set_pause_multiplier(std::uint32_t v) noexcept { return api::set_field(1, v); }
-  static knob_status set_spin_loops(std::uint32_t v) noexcept { return api::set_field(2, v); }
-  static std::uint32_t spin_wait_delay() noexcept { return api::current().spin_wait_delay; }
-  static std::uint32_t pause_multiplier() noexcept { return api::current().pause_multiplier; }
-  static std::uint32_t spin_loops() noexcept { return api::current().spin_loops; }
-
-  // One busy-lock episode. Built on the stack when an acquisition finds the lock taken.
-  class waiter {
-   public:
-    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
-    waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::innodb_spec, Tag>(), 2)) {}
-
-    // One round: ut_delay(ut::random_from_interval(0, spin_wait_delay)). Re-reads the knobs, so
-    // a change made while this thread spins applies from its next round.
-    void snooze() noexcept {
-      const std::uint64_t w = detail::knob_word<detail::innodb_spec, Tag>();
-      const std::uint32_t delay = detail::knob_get(w, 0);
-      loops_ = detail::knob_get(w, 2);
-      const std::uint32_t units = delay == 0 ? 0 : detail::jitter_below(delay);
-      const std::uint32_t n = units * detail::knob_get(w, 1);  // <= 999 x 100: no overflow
-      Relax::relax_n(n);
-      relaxes_ += n;
-      ++rounds_;
-    }
-    // The spin budget is spent: yield (spin locks) or yield once and park (hybrid locks).
-    bool is_completed() const noexcept { return rounds_ >= loops_; }
-    std::uint32_t rounds() const noexcept { return rounds_; }
-    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
-
-   private:
-    std::uint64_t relaxes_ = 0;
-    std::uint32_t rounds_ = 0;
-    std::uint32_t loops_;
-  };
+  static std::uint32_t spin_wait_delay() noexcept { return base::field(0); }
+  static std::uint32_t pause_multiplier() noexcept { return base::field(1); }
 
  private:
-  using api = detail::knob_api<detail::innodb_spec, Tag>;
+  using base = detail::policy_base<detail::innodb_spec, Tag, Relax, detail::innodb_delay>;
+  using api = typename base::api;
 };
 
 }  // namespace spinwise

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/policy_core.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise {
@@ -29,6 +30,7 @@ namespace detail {
 
 struct no_backoff_spec {
   using settings = no_backoff_settings;
+  static constexpr std::size_t kSpinLoops = 0;
   static constexpr std::size_t kCount = 1;
   static constexpr knob_field kFields[kCount] = {
       {"spin_loops", 0, kMaxSpinLoops, 1000, "no_backoff spin_loops must be in 0..1000000"},
@@ -39,41 +41,20 @@ struct no_backoff_spec {
   static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept { v[0] = s.spin_loops; }
 };
 
+
+// One relax per round.
+struct no_backoff_delay {
+  template <class Relax>
+  static constexpr std::uint32_t relaxes(std::uint64_t, std::uint32_t) noexcept {
+    return 1;
+  }
+};
+
 }  // namespace detail
 
 template <class Relax = cpu_relaxer, class Tag = void>
-struct no_backoff_policy : detail::knob_api<detail::no_backoff_spec, Tag> {
-  using tag = Tag;
-  using relax = Relax;
-
+struct no_backoff_policy : detail::policy_base<detail::no_backoff_spec, Tag, Relax, detail::no_backoff_delay> {
   static constexpr std::string_view name() noexcept { return "no_backoff"; }
-
-  static knob_status set_spin_loops(std::uint32_t v) noexcept { return api::set_field(0, v); }
-  static std::uint32_t spin_loops() noexcept { return api::current().spin_loops; }
-
-  class waiter {
-   public:
-    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
-    waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::no_backoff_spec, Tag>(), 0)) {}
-
-    void snooze() noexcept {
-      loops_ = detail::knob_get(detail::knob_word<detail::no_backoff_spec, Tag>(), 0);
-      Relax::relax_n(1);
-      ++relaxes_;
-      ++rounds_;
-    }
-    bool is_completed() const noexcept { return rounds_ >= loops_; }
-    std::uint32_t rounds() const noexcept { return rounds_; }
-    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
-
-   private:
-    std::uint64_t relaxes_ = 0;
-    std::uint32_t rounds_ = 0;
-    std::uint32_t loops_;
-  };
-
- private:
-  using api = detail::knob_api<detail::no_backoff_spec, Tag>;
 };
 
 }  // namespace spinwise

@@ -23,6 +23,7 @@
 
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/policy_core.hpp"
 #include "spinwise/detail/spin_time.hpp"
 #include "spinwise/knobs.hpp"
 
@@ -38,6 +39,7 @@ namespace detail {
 
 struct time_spec {
   using settings = time_settings;
+  static constexpr std::size_t kSpinLoops = 2;
   static constexpr std::size_t kCount = 3;
   static constexpr knob_field kFields[kCount] = {
       {"spin_wait_delay", 0, 1000, 6, "time spin_wait_delay must be in 0..1000"},
@@ -56,55 +58,37 @@ struct time_spec {
   }
 };
 
+
+// One round: [0, spin_wait_delay) x delay_unit_ns, in relaxes at this wait's CPU's rate (converted
+// at the first non-zero delay of the wait).
+struct time_delay {
+  double per_ns = 0.0;  // relaxes per ns on this wait's CPU; 0 = not converted yet
+
+  template <class Relax>
+  std::uint32_t relaxes(std::uint64_t w, std::uint32_t) noexcept {
+    const std::uint32_t delay = knob_get(w, 0);
+    const std::uint32_t units = delay == 0 ? 0 : jitter_below(delay);
+    if (units == 0) return 0;
+    if (SPINWISE_UNLIKELY(per_ns == 0.0)) per_ns = relaxes_per_ns<Relax>();
+    return relaxes_in(static_cast<double>(units) * knob_get(w, 1), per_ns);
+  }
+};
+
 }  // namespace detail
 
 // Tag and Relax as for innodb_policy.
 template <class Tag = void, class Relax = cpu_relaxer>
-struct time_policy : detail::knob_api<detail::time_spec, Tag> {
-  using tag = Tag;
-  using relax = Relax;
-
+struct time_policy : detail::policy_base<detail::time_spec, Tag, Relax, detail::time_delay> {
   static constexpr std::string_view name() noexcept { return "time"; }
 
   static knob_status set_spin_wait_delay(std::uint32_t v) noexcept { return api::set_field(0, v); }
   static knob_status set_delay_unit_ns(std::uint32_t v) noexcept { return api::set_field(1, v); }
-  static knob_status set_spin_loops(std::uint32_t v) noexcept { return api::set_field(2, v); }
-  static std::uint32_t spin_wait_delay() noexcept { return api::current().spin_wait_delay; }
-  static std::uint32_t delay_unit_ns() noexcept { return api::current().delay_unit_ns; }
-  static std::uint32_t spin_loops() noexcept { return api::current().spin_loops; }
-
-  class waiter {
-   public:
-    using relax = Relax;  // what snooze() issues: statistics price a snooze by it
-    waiter() noexcept : loops_(detail::knob_get(detail::knob_word<detail::time_spec, Tag>(), 2)) {}
-
-    void snooze() noexcept {
-      const std::uint64_t w = detail::knob_word<detail::time_spec, Tag>();
-      const std::uint32_t delay = detail::knob_get(w, 0);
-      loops_ = detail::knob_get(w, 2);
-      const std::uint32_t units = delay == 0 ? 0 : detail::jitter_below(delay);
-      std::uint32_t n = 0;
-      if (units != 0) {
-        if (SPINWISE_UNLIKELY(per_ns_ == 0.0)) per_ns_ = detail::relaxes_per_ns<Relax>();
-        n = detail::relaxes_in(static_cast<double>(units) * detail::knob_get(w, 1), per_ns_);
-      }
-      Relax::relax_n(n);
-      relaxes_ += n;
-      ++rounds_;
-    }
-    bool is_completed() const noexcept { return rounds_ >= loops_; }
-    std::uint32_t rounds() const noexcept { return rounds_; }
-    std::uint64_t relaxes() const noexcept { return relaxes_; }  // issued so far (statistics)
-
-   private:
-    double per_ns_ = 0.0;  // relaxes per ns on this wait's CPU; 0 = not converted yet
-    std::uint64_t relaxes_ = 0;
-    std::uint32_t rounds_ = 0;
-    std::uint32_t loops_;
-  };
+  static std::uint32_t spin_wait_delay() noexcept { return base::field(0); }
+  static std::uint32_t delay_unit_ns() noexcept { return base::field(1); }
 
  private:
-  using api = detail::knob_api<detail::time_spec, Tag>;
+  using base = detail::policy_base<detail::time_spec, Tag, Relax, detail::time_delay>;
+  using api = typename base::api;
 };
 
 }  // namespace spinwise
