@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone on a fresh Debian 12 machine:
-#   1. Release build, every test under ctest (packaging consumers included), -Werror
-#   2. the tests under ThreadSanitizer
-#   3. the tests under AddressSanitizer + UndefinedBehaviorSanitizer
-#   4. aarch64 cross build, tests under qemu-aarch64 once per relax kind (isb, yield, sb, none)
-#   5. a build forced onto the generic backend, tests included
-#   (stages 2-5 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
-#   6. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
+#   1. models: the SPIN models of the locks' park/wake protocols (tests/models), exhaustive, and
+#      the mutants SPIN must reject; no build, ~20 s
+#   2. Release build, every test under ctest (packaging consumers included), -Werror
+#   3. the tests under ThreadSanitizer
+#   4. the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   5. aarch64 cross build, tests under qemu-aarch64 once per relax kind (isb, yield, sb, none)
+#   6. a build forced onto the generic backend, tests included
+#   (stages 3-6 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
+#   7. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
 # Each stage prints what it ran and ctest's summary; the last line counts the stages.
-# Usage: tools/test.sh [stage ...]   (stages: release tsan asan aarch64 generic fuzz; default all)
+# Usage: tools/test.sh [stage ...]   (stages: models release tsan asan aarch64 generic fuzz; default all)
 # SPINWISE_BUILD_ROOT=<dir> puts the build trees elsewhere than build/ (parallel work in one clone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,7 @@ tools/setup.sh || { echo "test: setup failed"; exit 1; }
 
 jobs=$(nproc)
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(release tsan asan aarch64 generic fuzz)
+[ ${#stages[@]} -eq 0 ] && stages=(models release tsan asan aarch64 generic fuzz)
 passed=0
 failed=0
 failed_names=()
@@ -67,6 +69,11 @@ stage() {  # name, description, function
   echo
 }
 
+# The SPIN models (docs/model-checking.md): each protocol checked exhaustively, each mutant must
+# make SPIN report its error. Builds nothing of spinwise; works in a temporary directory.
+stage_models() {
+  bash "$root/tests/models/run_models.sh"
+}
 stage_release() {
   build $broot/release -DCMAKE_BUILD_TYPE=Release && run_ctest $broot/release --
 }
@@ -131,13 +138,14 @@ stage_fuzz() {
 
 for s in "${stages[@]}"; do
   case $s in
+    models) stage models "SPIN models of the park/wake protocols, exhaustive" stage_models ;;
     release) stage release "Release build, all tests" stage_release ;;
     tsan) stage tsan "ThreadSanitizer build, all tests" stage_tsan ;;
     asan) stage asan "AddressSanitizer+UBSan build, all tests" stage_asan ;;
     aarch64) stage aarch64 "aarch64 cross build, tests under qemu-aarch64 per relax kind" stage_aarch64 ;;
     generic) stage generic "generic backend forced (SPINWISE_ARCH=generic), all tests" stage_generic ;;
     fuzz) stage fuzz "libFuzzer on the profile loader (clang, ASan), bounded" stage_fuzz ;;
-    *) echo "test: unknown stage '$s' (stages: release tsan asan aarch64 generic fuzz)"; exit 2 ;;
+    *) echo "test: unknown stage '$s' (stages: models release tsan asan aarch64 generic fuzz)"; exit 2 ;;
   esac
 done
 
