@@ -143,34 +143,19 @@ std::vector<int> allowed_cpus() {
 
 }  // namespace
 
-c2c_result measure_c2c(const c2c_options& opt) {
-  c2c_result res;
-  res.cpus = opt.cpus.empty() ? allowed_cpus() : opt.cpus;
-  const std::size_t n = res.cpus.size();
-  res.one_way_ns.assign(n * n, -1.0);
-  cpu_set_t saved;
-  CPU_ZERO(&saved);
-  const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
-  const double ns_per_tick = 1e9 / static_cast<double>(counter_frequency());
-  const std::uint32_t samples = std::max<std::uint32_t>(1, opt.samples);
-  const std::uint32_t trips = std::max<std::uint32_t>(1, opt.round_trips);
-  bool any_numa = false;
+namespace detail {
 
+c2c_result c2c_matrix(const std::vector<int>& cpus, double ns_per_tick, const c2c_pair_measure& measure) {
+  c2c_result res;
+  res.cpus = cpus;
+  const std::size_t n = cpus.size();
+  res.one_way_ns.assign(n * n, -1.0);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = i + 1; j < n; ++j) {
-      const int a = res.cpus[i], b = res.cpus[j];
-      if (!pin_self(a)) {
-        res.errors.push_back("cpu " + std::to_string(a) + ": cannot pin to it");
-        break;
-      }
-      line_memory mem(a);
-      any_numa = any_numa || mem.on_numa_node();
-      std::vector<double> runs;
+      const int a = cpus[i], b = cpus[j];
       std::string why;
-      for (std::uint32_t s = 0; s < samples && why.empty(); ++s) {
-        const double ticks = one_run(b, *mem.get(), trips, opt.timeout_ms, why);
-        if (ticks >= 0) runs.push_back(ticks);
-      }
+      std::vector<double> runs = measure(a, b, why);
+      if (why.empty() && runs.empty()) why = "no run completed";
       if (!why.empty()) {
         res.errors.push_back("cpus " + std::to_string(a) + "-" + std::to_string(b) + ": " + why);
         continue;
@@ -181,6 +166,35 @@ c2c_result measure_c2c(const c2c_options& opt) {
       res.one_way_ns[j * n + i] = one_way;
     }
   }
+  return res;
+}
+
+}  // namespace detail
+
+c2c_result measure_c2c(const c2c_options& opt) {
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
+  const std::uint32_t samples = std::max<std::uint32_t>(1, opt.samples);
+  const std::uint32_t trips = std::max<std::uint32_t>(1, opt.round_trips);
+  bool any_numa = false;
+  const auto measure_pair = [&](int a, int b, std::string& why) {
+    std::vector<double> runs;
+    if (!pin_self(a)) {
+      why = "cannot pin to cpu " + std::to_string(a);
+      return runs;
+    }
+    line_memory mem(a);
+    any_numa = any_numa || mem.on_numa_node();
+    for (std::uint32_t s = 0; s < samples && why.empty(); ++s) {
+      const double ticks = one_run(b, *mem.get(), trips, opt.timeout_ms, why);
+      if (ticks >= 0) runs.push_back(ticks);
+    }
+    return runs;
+  };
+  const double ns_per_tick = 1e9 / static_cast<double>(counter_frequency());
+  c2c_result res =
+      detail::c2c_matrix(opt.cpus.empty() ? allowed_cpus() : opt.cpus, ns_per_tick, measure_pair);
   if (have_saved) pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
   res.method = "store/load ping-pong on one cache line (no relax in the waits), one-way = round trip / 2, median of " +
                std::to_string(samples) + " runs of " + std::to_string(trips) + " round trips; line allocated " +

@@ -370,7 +370,7 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
     }
   }
 
-  const double hz = static_cast<double>(counter_frequency());
+  const std::uint64_t counter_hz = counter_frequency();
   for (std::size_t ci = 0; ci < cpus.size(); ++ci) {
     cpu_state& cs = state[ci];
     cpu_calibration cc;
@@ -402,7 +402,7 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
       m.ticks = summarize(pk.ticks);
       m.trials = m.ticks.n;
       if (rounds > 1) m.round_drift = check_drift(m.ticks, pk.round_medians);
-      m.ns_median = m.ticks.median * 1e9 / hz;
+      m.ns_median = detail::ticks_to_ns(m.ticks.median, counter_hz);
       if (!pk.cycles.empty()) {
         m.cycles_median = summarize(pk.cycles).median;
         m.cycles_method = "perf_event";

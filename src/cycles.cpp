@@ -151,8 +151,7 @@ bool perf_cycle_counter::read(std::uint64_t& cycles) const noexcept {
 // --- core clock estimate --------------------------------------------------------------------
 
 core_clock_estimate estimate_core_clock(std::uint32_t trials, std::uint32_t adds_per_trial) {
-  core_clock_estimate est;
-  if (trials == 0) return est;
+  if (trials == 0) return {};
   const std::uint32_t blocks = std::max<std::uint32_t>(1, adds_per_trial / 16);
   const double adds = 16.0 * blocks;
   const double overhead = counter_pair_overhead();
@@ -173,15 +172,26 @@ core_clock_estimate estimate_core_clock(std::uint32_t trials, std::uint32_t adds
     c1 = read_counter();
     per_step2.push_back(std::max(0.0, static_cast<double>(c1 - c0) - overhead) / adds);
   }
-  est.ticks_per_add = summarize(per_add);
-  const sample_summary two = summarize(per_step2);
+  return detail::core_clock_from_trials(per_add, per_step2, counter_frequency());
+}
+
+namespace detail {
+
+core_clock_estimate core_clock_from_trials(const std::vector<double>& ticks_per_add,
+                                           const std::vector<double>& ticks_per_step2,
+                                           std::uint64_t counter_hz) {
+  core_clock_estimate est;
+  est.ticks_per_add = summarize(ticks_per_add);
+  const sample_summary two = summarize(ticks_per_step2);
   est.ticks_per_cycle = est.ticks_per_add.median;
   if (est.ticks_per_cycle > 0) {
-    est.hz = static_cast<double>(counter_frequency()) / est.ticks_per_cycle;
+    est.hz = static_cast<double>(counter_hz) / est.ticks_per_cycle;
     est.chain_check = two.median / est.ticks_per_cycle;
   }
   est.plausible = est.chain_check >= 1.6 && est.chain_check <= 2.4 && est.hz >= 1e8 && est.hz <= 1e10;
   return est;
 }
+
+}  // namespace detail
 
 }  // namespace spinwise

@@ -95,9 +95,9 @@ relax_cost measure_relax_cost(const relax_cost_options& opt) {
       if (p0_ok && opt.perf->read(p1)) {
         per_relax_cycles.push_back(std::max(0.0, static_cast<double>(p1 - p0) - cycles_overhead) / n);
       }
-      const double ticks = std::max(0.0, static_cast<double>(c1 - c0) - r.counter_overhead_ticks);
-      per_relax.push_back(ticks / n);
-      this_round.push_back(ticks / n);
+      const double per = detail::ticks_per_relax(c0, c1, r.counter_overhead_ticks, n);
+      per_relax.push_back(per);
+      this_round.push_back(per);
     }
     done += in_round;
     round_medians.push_back(median_sorted(std::move(this_round)));
@@ -113,8 +113,21 @@ relax_cost measure_relax_cost(const relax_cost_options& opt) {
   r.ticks_min = r.ticks.min;
   r.ticks_median = r.ticks.median;
   r.ticks_p90 = r.ticks.p90;
-  r.ns_median = r.ticks_median * 1e9 / static_cast<double>(counter_frequency());
+  r.ns_median = detail::ticks_to_ns(r.ticks_median, counter_frequency());
   return r;
 }
+
+namespace detail {
+
+double ticks_per_relax(std::uint64_t c0, std::uint64_t c1, double overhead_ticks,
+                       std::uint32_t relaxes) noexcept {
+  return std::max(0.0, static_cast<double>(c1 - c0) - overhead_ticks) / relaxes;
+}
+
+double ticks_to_ns(double ticks, std::uint64_t counter_hz) noexcept {
+  return ticks * 1e9 / static_cast<double>(counter_hz);
+}
+
+}  // namespace detail
 
 }  // namespace spinwise

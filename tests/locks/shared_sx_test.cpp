@@ -47,7 +47,43 @@ constexpr bool compatible(mode held, mode wanted) {
   return false;
 }
 
-TEST(SxLatchSetup, ParkNowVariantNeverSpins) { EXPECT_TRUE(kParkNowSet); }
+// Bug guarded: the park-now variant spinning after all (a budget of 0 rounds read as 1, a wait
+// that snoozes before it consults the budget, knobs of another Tag), so the typed tests run the
+// spin path twice and the park path never starts at once. Each mode, against each hold that
+// excludes it: the waiter's Relax counts its rounds (same Tag, so the same knobs as
+// park_now_policy), and /proc must show it asleep in the kernel while the latch is held.
+TEST(SxLatchSetup, ParkNowVariantNeverSpins) {
+  ASSERT_TRUE(kParkNowSet);
+  using counted = spinwise::innodb_policy<park_now_tag, spinwise_test::snooze_counter>;
+  using L = spinwise::sx_lock_t<counted>;
+  ASSERT_EQ(counted::spin_loops(), 0u);
+  bool state_known = true;
+  for (mode held : kModes) {
+    for (mode wanted : kModes) {
+      if (compatible(held, wanted)) continue;
+      L l;
+      acquire(l, held);
+      spinwise_test::snooze_counter::calls = 0;
+      const spinwise_test::blocked_wait b = spinwise_test::wait_while_held(
+          [&] {
+            acquire(l, wanted);
+            release(l, wanted);
+          },
+          [&] { release(l, held); });
+      EXPECT_FALSE(b.entered_early) << name(wanted) << " requested, " << name(held) << " held";
+      EXPECT_EQ(spinwise_test::snooze_counter::calls.load(), 0u)
+          << name(wanted) << " requested, " << name(held) << " held: the park-now variant spun";
+      if (b.state_known) {
+        EXPECT_TRUE(b.parked) << name(wanted) << " requested, " << name(held)
+                              << " held: never seen asleep in the kernel while the latch was held";
+      }
+      state_known = b.state_known;
+    }
+  }
+  if (!state_known) {
+    GTEST_SKIP() << "/proc gives no thread states here (qemu-user?): spin rounds checked, parking not";
+  }
+}
 
 // Bug guarded: any wrong cell of the compatibility matrix. Every ordered pair (so both orders
 // of each pair of modes), the second mode requested with try_* from another thread.

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "lock_test_util.hpp"
+#include "spinwise/arch.hpp"
 
 namespace spinwise_test {
 
@@ -136,6 +137,48 @@ struct signal_policy {
     int calls_ = 0;
   };
 };
+
+// A Relax that counts its calls. A wait policy calls relax_n once per snooze (one spin round),
+// whatever the delay, so this counts the rounds a lock spun through the policy.
+struct snooze_counter {
+  static inline std::atomic<std::uint64_t> calls{0};
+  static void relax_n(std::uint32_t n) noexcept {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    spinwise::cpu_relax_n(n);
+  }
+};
+
+// What a blocked acquisition was seen doing while the lock it wanted was held.
+struct blocked_wait {
+  bool state_known = true;     // false where /proc gives no thread states (qemu-user says '?')
+  bool parked = false;         // its thread was seen asleep in the kernel ('S': on the lock's futex)
+  bool entered_early = false;  // it got the lock while the caller still held it
+};
+
+// The caller holds a lock. `acquire` (take the lock in a mode that hold excludes, then drop it)
+// runs in a new thread; once that thread sleeps in the kernel (within kBound), `release` drops the
+// caller's hold, and the thread is joined.
+template <class Acquire, class Release>
+blocked_wait wait_while_held(Acquire acquire, Release release) {
+  blocked_wait r;
+  r.state_known = thread_state(this_tid()) != '?';
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> entered{false};
+  std::thread t([&] {
+    tid.store(this_tid());
+    acquire();
+    entered.store(true);
+  });
+  eventually([&] { return tid.load() != 0; });
+  if (r.state_known) {
+    r.parked =
+        eventually([&] { return entered.load() || thread_state(tid.load()) == 'S'; }) && !entered.load();
+  }
+  r.entered_early = entered.load();
+  release();
+  t.join();
+  return r;
+}
 
 template <class M, class = void>
 struct is_shared_timed_lockable : std::false_type {};

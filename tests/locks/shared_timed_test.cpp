@@ -51,9 +51,73 @@ struct offset_clock {
   }
 };
 
+// Bug guarded: the park-now variant spinning after all (a budget of 0 rounds read as 1, a lock
+// that snoozes before it consults the budget, knobs of another Tag), so the typed tests above run
+// the spin path twice and the park path never starts at once. Each blocking way in, against each
+// hold that excludes it: the waiter's Relax counts its rounds (same Tag, so the same knobs as
+// park_now_policy), and /proc must show it asleep in the kernel while the lock is held.
 TEST(SharedTimedSetup, ParkNowVariantNeverSpins) {
-  EXPECT_TRUE(kParkNowSet);
-  EXPECT_EQ(park_now_policy::spin_loops(), 0u);
+  ASSERT_TRUE(kParkNowSet);
+  using counted = spinwise::innodb_policy<park_now_tag, spinwise_test::snooze_counter>;
+  using L = spinwise::hybrid_shared_mutex_t<counted>;
+  ASSERT_EQ(counted::spin_loops(), 0u);
+  struct way {
+    const char* what;
+    bool hold_exclusive;
+    void (*acquire)(L&);
+  };
+  const way ways[] = {
+      {"lock() against a writer", true,
+       [](L& l) {
+         l.lock();
+         l.unlock();
+       }},
+      {"lock() against a reader", false,
+       [](L& l) {
+         l.lock();
+         l.unlock();
+       }},
+      {"lock_shared() against a writer", true,
+       [](L& l) {
+         l.lock_shared();
+         l.unlock_shared();
+       }},
+      {"try_lock_for() against a reader", false,
+       [](L& l) {
+         if (l.try_lock_for(std::chrono::minutes(5))) l.unlock();
+       }},
+      {"try_lock_shared_for() against a writer", true,
+       [](L& l) {
+         if (l.try_lock_shared_for(std::chrono::minutes(5))) l.unlock_shared();
+       }},
+  };
+  bool state_known = true;
+  for (const way& w : ways) {
+    L l;
+    if (w.hold_exclusive) {
+      l.lock();
+    } else {
+      l.lock_shared();
+    }
+    const auto release = [&] {
+      if (w.hold_exclusive) {
+        l.unlock();
+      } else {
+        l.unlock_shared();
+      }
+    };
+    spinwise_test::snooze_counter::calls = 0;
+    const spinwise_test::blocked_wait b = spinwise_test::wait_while_held([&] { w.acquire(l); }, release);
+    EXPECT_FALSE(b.entered_early) << w.what;
+    EXPECT_EQ(spinwise_test::snooze_counter::calls.load(), 0u) << w.what << ": the park-now variant spun";
+    if (b.state_known) {
+      EXPECT_TRUE(b.parked) << w.what << ": never seen asleep in the kernel while the lock was held";
+    }
+    state_known = b.state_known;
+  }
+  if (!state_known) {
+    GTEST_SKIP() << "/proc gives no thread states here (qemu-user?): spin rounds checked, parking not";
+  }
 }
 
 template <class F>

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lock_test_util.hpp"
+#include "shared_test_util.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
 #include "spinwise/wait_policy.hpp"
@@ -408,39 +409,80 @@ TEST(Knobs, RunningWaiterSeesAChangeAtItsNextRound) {
   EXPECT_EQ(first_value.load() % 100, 0u) << "a delay not made of the new multiplier";
 }
 
-// The same through a real lock: a thread blocked in lock() spinning under the old knobs picks up
-// new ones while it waits.
+// The same through a real lock. Bug guarded: a lock's slow path that reads the knobs once per
+// wait (or a waiter that caches them), so a thread already blocked in lock() keeps the old delay.
+// The waiter's Relax logs every round: each snooze ends in exactly one relax_n(delay draw x
+// pause_multiplier). Under the old knobs (delay 1) every round asks for 0 relaxes; under the new
+// ones (delay 1000, multiplier 7) a round asks for a non-zero multiple of 7 with p = 0.999. Round
+// kHoldRound holds the waiter until the knobs have changed, so every later round starts after the
+// change and the waiter cannot spend its budget first, however the threads get scheduled.
 struct live_lock_tag;
-std::atomic<std::uint32_t> g_lock_last_relax{0};
-std::atomic<std::uint64_t> g_lock_relax_calls{0};
-std::atomic<bool> g_lock_knobs_changed{false};
-struct shared_counting_relax {
-  // The 100th round holds the waiter until the knobs changed, so it cannot run out of budget
-  // (and stop snoozing) before the change, however the threads get scheduled.
+struct lock_round_log {
+  static constexpr std::uint64_t kHoldRound = 100;
+  static constexpr std::uint64_t kRoundsAfter = 1000;  // P(all draw 0 under the new knobs) = 1e-3000
+  static inline std::atomic<std::uint64_t> rounds{0};
+  static inline std::atomic<std::uint32_t> max_before{0};    // largest relax_n before the change
+  static inline std::atomic<bool> changed{false};            // the new knobs are stored
+  static inline std::atomic<std::uint64_t> rounds_after{0};  // rounds after the held one
+  static inline std::atomic<std::uint32_t> first_new{0};     // first non-zero relax_n after it
+  static inline std::atomic<std::uint64_t> first_new_round{0};
+
+  static void clear() {
+    rounds = 0;
+    max_before = 0;
+    changed = false;
+    rounds_after = 0;
+    first_new = 0;
+    first_new_round = 0;
+  }
   static void relax_n(std::uint32_t n) noexcept {
-    g_lock_last_relax.store(n, std::memory_order_relaxed);
-    if (g_lock_relax_calls.fetch_add(1, std::memory_order_relaxed) == 100) {
-      while (!g_lock_knobs_changed.load()) std::this_thread::yield();
+    const std::uint64_t r = rounds.fetch_add(1) + 1;  // this round's number, from 1
+    if (r < kHoldRound) {
+      if (n > max_before.load()) max_before.store(n);
+    } else if (r == kHoldRound) {
+      if (n > max_before.load()) max_before.store(n);
+      // Bounded, so a test that failed before the change cannot strand this thread.
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (!changed.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    } else {
+      if (n != 0 && first_new.load() == 0) {
+        first_new_round.store(rounds_after.load() + 1);
+        first_new.store(n);
+      }
+      rounds_after.fetch_add(1);
     }
   }
 };
 TEST(Knobs, ThreadSpinningInLockSeesAChange) {
-  using P = spinwise::innodb_policy<live_lock_tag, shared_counting_relax>;
-  ASSERT_TRUE(P::set({1, 1, spinwise::kMaxSpinLoops}));
+  using P = spinwise::innodb_policy<live_lock_tag, lock_round_log>;
+  using log = lock_round_log;
+  log::clear();
+  ASSERT_TRUE(P::set({1, 1, spinwise::kMaxSpinLoops}));  // delay 1: every draw is 0 relaxes
   spinwise::ttas_mutex_t<P> m;
   m.lock();
   std::thread t([&] {
     m.lock();
     m.unlock();
   });
-  while (g_lock_relax_calls.load() < 100) std::this_thread::yield();
-  EXPECT_EQ(g_lock_last_relax.load(), 0u);
-  ASSERT_TRUE(P::set_spin_wait_delay(2));
-  ASSERT_TRUE(P::set_pause_multiplier(7));
-  g_lock_knobs_changed.store(true);
-  while (g_lock_last_relax.load() != 7) std::this_thread::yield();  // a draw of 1 x 7, while waiting
+  // No ASSERT until the thread is joined: every path below releases it.
+  const bool held = spinwise_test::eventually([] { return log::rounds.load() >= log::kHoldRound; });
+  EXPECT_TRUE(held) << "the blocked thread never reached round " << log::kHoldRound << " of its spin";
+  EXPECT_TRUE(P::set({1000, 7, spinwise::kMaxSpinLoops}));
+  log::changed.store(true);
+  // Either it used the new knobs, or it ran kRoundsAfter rounds without them: both end the wait.
+  spinwise_test::eventually(
+      [] { return log::first_new.load() != 0 || log::rounds_after.load() >= log::kRoundsAfter; });
   m.unlock();
   t.join();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(log::max_before.load(), 0u) << "a round before the change did not use the old knobs";
+  ASSERT_NE(log::first_new.load(), 0u)
+      << "the thread spinning in lock() never used the changed knobs: " << log::rounds_after.load()
+      << " rounds after the change all relaxed 0 times";
+  EXPECT_EQ(log::first_new.load() % 7, 0u) << "a delay not made of the new pause_multiplier";
+  EXPECT_LE(log::first_new_round.load(), 30u)
+      << "the new knobs reached the waiter only after " << log::first_new_round.load()
+      << " rounds (p = 1e-90 if read each round)";
 }
 
 }  // namespace

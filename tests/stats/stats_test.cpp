@@ -3,11 +3,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 #include "stats_test_util.hpp"
@@ -33,9 +40,6 @@ struct wrap_class {
 };
 struct reset_class {
   static constexpr std::string_view name = "test.reset";
-};
-struct report_class {
-  static constexpr std::string_view name = "test.report \"quoted\"";
 };
 
 }  // namespace
@@ -177,28 +181,188 @@ TEST(LockStats, ResetCountsFromZeroAgain) {
   EXPECT_EQ(c->totals.max_wait_ticks, 8u);
 }
 
+namespace {
+
+// "12.34 us" (the report's human_ns) as nanoseconds; -1 for anything else.
+double parse_duration_ns(const std::string& text) {
+  const std::smatch m = [&] {
+    std::smatch r;
+    std::regex_match(text, r, std::regex(R"(([0-9]+(?:\.[0-9]+)?) (ns|us|ms|s))"));
+    return r;
+  }();
+  if (m.empty()) return -1;
+  const double v = std::stod(m[1].str());
+  const std::string unit = m[2].str();
+  return unit == "ns" ? v : unit == "us" ? v * 1e3 : unit == "ms" ? v * 1e6 : v * 1e9;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// One class's three lines of the text report, read back into numbers.
+struct text_class {
+  std::string name;
+  std::uint64_t spin_waits = 0, rounds = 0, os_waits = 0, yields = 0, relaxes = 0, acquisitions = 0;
+  double rounds_per_wait = -1, spin_ns = -1, cpu_percent = -1, contended_percent = -1;
+  double wait_ns = -1, mean_ns = -1, max_ns = -1, p50_ns = -1, p99_ns = -1;
+};
+
+// Parses lines[at..at+2]; fails the test (and returns false) on a line of another shape.
+bool parse_text_class(const std::vector<std::string>& lines, std::size_t at, text_class& c) {
+  if (at + 2 >= lines.size()) {
+    ADD_FAILURE() << "the report ends before line " << at + 2;
+    return false;
+  }
+  static const std::regex head(
+      R"((.*) spin waits ([0-9]+), rounds ([0-9]+), OS waits ([0-9]+), yields ([0-9]+))");
+  static const std::regex spin(
+      R"(  Spin rounds per wait: ([0-9.]+); relaxes ([0-9]+), spin time (.+) \(([0-9.]+)% of process CPU\))");
+  static const std::regex waits(
+      R"(  Acquisitions ([0-9]+) \(([0-9.]+)% contended\); wait total (.+), mean (.+), max (.+), p50 <= (.+), )"
+      R"(p99 <= (.+))");
+  std::smatch m;
+  if (!std::regex_match(lines[at], m, head)) {
+    ADD_FAILURE() << "not a class header: '" << lines[at] << "'";
+    return false;
+  }
+  c.name = m[1].str();
+  c.spin_waits = std::stoull(m[2].str());
+  c.rounds = std::stoull(m[3].str());
+  c.os_waits = std::stoull(m[4].str());
+  c.yields = std::stoull(m[5].str());
+  if (!std::regex_match(lines[at + 1], m, spin)) {
+    ADD_FAILURE() << "not a spin line: '" << lines[at + 1] << "'";
+    return false;
+  }
+  c.rounds_per_wait = std::stod(m[1].str());
+  c.relaxes = std::stoull(m[2].str());
+  c.spin_ns = parse_duration_ns(m[3].str());
+  c.cpu_percent = std::stod(m[4].str());
+  if (!std::regex_match(lines[at + 2], m, waits)) {
+    ADD_FAILURE() << "not a wait line: '" << lines[at + 2] << "'";
+    return false;
+  }
+  c.acquisitions = std::stoull(m[1].str());
+  c.contended_percent = std::stod(m[2].str());
+  c.wait_ns = parse_duration_ns(m[3].str());
+  c.mean_ns = parse_duration_ns(m[4].str());
+  c.max_ns = parse_duration_ns(m[5].str());
+  c.p50_ns = parse_duration_ns(m[6].str());
+  c.p99_ns = parse_duration_ns(m[7].str());
+  return true;
+}
+
+// A printed figure against its exact value: within the rounding of its last printed digit.
+void expect_printed(double printed, double exact, double last_digit, const char* what) {
+  EXPECT_NEAR(printed, exact, last_digit / 2 + exact * 1e-12) << what;
+}
+
+}  // namespace
+
+// Bug guarded: a report field showing another counter (parks as rounds, relaxes dropped), a
+// derived figure computed wrongly (per acquisition instead of per wait, a percentage off by 100,
+// ticks shown as ns), a name not escaped in JSON, the text not sorted by wait time, a class lost.
+// A made-up snapshot whose every figure is known: the counter runs at 1 GHz (a tick is a ns).
 TEST(LockStats, TextAndJsonReports) {
-  using S = sw::class_stats<report_class>;
-  const sw::stats_snapshot before = sw::take_stats_snapshot();
-  S::on_acquire();
-  S::on_acquire();
-  sw::wait_record w;
-  w.rounds = 4;
-  w.parks = 1;
-  w.spin_ticks = 100;
-  w.wait_ticks = 300;
-  S::on_contended(w);
-  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const std::string text = sw::format_stats_text(d);
-  EXPECT_NE(text.find("SEMAPHORES"), std::string::npos);
-  EXPECT_NE(text.find("test.report \"quoted\" spin waits 1, rounds 4, OS waits 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("Spin rounds per wait: 4.00"), std::string::npos) << text;
-  const std::string json = sw::format_stats_json(d);
-  EXPECT_EQ(json.rfind("{\"schema\":\"spinwise.lock_stats\",\"version\":1", 0), 0u) << json;
-  EXPECT_NE(json.find("\"name\":\"test.report \\\"quoted\\\"\",\"acquisitions\":2,\"contended\":1,\"spin_rounds\":4"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find("\"os_waits\":1"), std::string::npos);
+  sw::stats_snapshot s;
+  s.wall_seconds = 2.5;
+  s.process_cpu_seconds = 0.5;
+  s.counter_hz = 1'000'000'000;
+  sw::lock_class_stats quiet;  // first in the snapshot, second in the text (it waited less)
+  quiet.name = "test.quiet";
+  quiet.totals.acquisitions = 10;
+  sw::lock_class_stats busy;
+  busy.name = "test.report \"quoted\"";
+  sw::lock_stats_totals& t = busy.totals;
+  t.acquisitions = 200;
+  t.contended = 8;
+  t.rounds = 40;
+  t.relaxes = 1200;
+  t.spin_ticks = 50'000'000;  // 50 ms: 10% of the 0.5 s of process CPU
+  t.yields = 3;
+  t.parks = 2;
+  t.wait_ticks = 80'000;  // mean 10 us over 8 waits
+  t.max_wait_ticks = 30'000;
+  t.histogram[13] = 6;  // 8192..16383 ticks: p50 <= 16383 ns
+  t.histogram[14] = 2;  // 16384..32767 ticks: p99 <= 32767 ns
+  s.classes = {quiet, busy};
+
+  // JSON: parsed, every field compared with its value.
+  const std::string json = sw::format_stats_json(s);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(json)) << json;
+  EXPECT_EQ(j.at("schema"), "spinwise.lock_stats");
+  EXPECT_EQ(j.at("version"), 1);
+  EXPECT_DOUBLE_EQ(j.at("wall_seconds").get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(j.at("process_cpu_seconds").get<double>(), 0.5);
+  EXPECT_EQ(j.at("counter_hz").get<std::uint64_t>(), 1'000'000'000u);
+  ASSERT_EQ(j.at("classes").size(), 2u) << json;
+  const nlohmann::json& jq = j["classes"][0];
+  const nlohmann::json& jb = j["classes"][1];
+  EXPECT_EQ(jq.at("name"), "test.quiet");
+  EXPECT_EQ(jq.at("acquisitions"), 10);
+  EXPECT_EQ(jq.at("contended"), 0);
+  EXPECT_EQ(jq.at("wait_ticks"), 0);
+  EXPECT_EQ(jb.at("name"), "test.report \"quoted\"");
+  const std::pair<const char*, std::uint64_t> counters[] = {
+      {"acquisitions", 200}, {"contended", 8},           {"spin_rounds", 40},
+      {"relaxes", 1200},     {"spin_ticks", 50'000'000}, {"yields", 3},
+      {"os_waits", 2},       {"wait_ticks", 80'000},     {"max_wait_ticks", 30'000}};
+  for (const auto& [key, value] : counters) {
+    ASSERT_TRUE(jb.contains(key)) << key;
+    EXPECT_EQ(jb[key].get<std::uint64_t>(), value) << key;
+  }
+  const std::pair<const char*, double> derived[] = {
+      {"spin_rounds_per_wait", 5.0}, {"contended_share", 0.04},       {"spin_ns", 5e7},
+      {"spin_cpu_share", 0.1},       {"wait_ns", 80'000.0},           {"mean_wait_ns", 10'000.0},
+      {"max_wait_ns", 30'000.0},     {"p50_wait_ns_upper", 16'383.0}, {"p99_wait_ns_upper", 32'767.0}};
+  for (const auto& [key, value] : derived) {
+    ASSERT_TRUE(jb.contains(key)) << key;
+    EXPECT_NEAR(jb[key].get<double>(), value, value * 1e-5) << key;  // printed with 6 digits
+  }
+  const nlohmann::json& hist = jb.at("wait_histogram_log2_ticks");
+  ASSERT_EQ(hist.size(), sw::kWaitHistogramBuckets);
+  for (std::size_t b = 0; b < sw::kWaitHistogramBuckets; ++b)
+    EXPECT_EQ(hist[b].get<std::uint64_t>(), t.histogram[b]) << b;
+  EXPECT_EQ(jb.size(), 1 + std::size(counters) + std::size(derived) + 1)
+      << "fields added or lost: " << jb.dump();
+
+  // Text: the header, then three lines per class, longest total wait first, read back by value.
+  const std::vector<std::string> lines = lines_of(sw::format_stats_text(s));
+  ASSERT_EQ(lines.size(), 4u + 2 * 3) << sw::format_stats_text(s);
+  EXPECT_EQ(lines[1], "SEMAPHORES");
+  EXPECT_EQ(lines[3], "spinwise lock classes: 2; interval 2.500 s wall, 0.500 s process CPU");
+  text_class b;
+  ASSERT_TRUE(parse_text_class(lines, 4, b));
+  EXPECT_EQ(b.name, "test.report \"quoted\"") << "the class that waited longest comes first";
+  EXPECT_EQ(b.spin_waits, 8u);
+  EXPECT_EQ(b.rounds, 40u);
+  EXPECT_EQ(b.os_waits, 2u);
+  EXPECT_EQ(b.yields, 3u);
+  EXPECT_EQ(b.relaxes, 1200u);
+  EXPECT_EQ(b.acquisitions, 200u);
+  expect_printed(b.rounds_per_wait, 5.0, 0.01, "spin rounds per wait");
+  expect_printed(b.spin_ns, 5e7, 0.01e6, "spin time");
+  expect_printed(b.cpu_percent, 10.0, 0.1, "spin share of process CPU");
+  expect_printed(b.contended_percent, 4.0, 0.01, "contended share");
+  expect_printed(b.wait_ns, 80'000, 10, "wait total");
+  expect_printed(b.mean_ns, 10'000, 10, "mean wait");
+  expect_printed(b.max_ns, 30'000, 10, "max wait");
+  expect_printed(b.p50_ns, 16'383, 10, "p50");
+  expect_printed(b.p99_ns, 32'767, 10, "p99");
+  text_class q;
+  ASSERT_TRUE(parse_text_class(lines, 7, q));
+  EXPECT_EQ(q.name, "test.quiet");
+  EXPECT_EQ(q.acquisitions, 10u);
+  EXPECT_EQ(q.spin_waits + q.rounds + q.os_waits + q.yields + q.relaxes, 0u);
+  EXPECT_EQ(q.rounds_per_wait, 0.0);
+  EXPECT_EQ(q.contended_percent, 0.0);
+  EXPECT_EQ(q.wait_ns, 0.0);
+  EXPECT_EQ(q.p99_ns, 0.0);
 }
 
 namespace {

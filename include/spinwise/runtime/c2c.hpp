@@ -13,6 +13,7 @@
 // host, a CPU quota) would otherwise turn each transfer into a scheduler tick.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,20 @@ struct c2c_result {
 
 // Pins the calling thread (restored afterwards) and one helper thread to each pair in turn.
 c2c_result measure_c2c(const c2c_options& opt = {});
+
+namespace detail {
+
+// Measures one pair: the runs' counter ticks per round trip, or `why` set when the pair could not
+// be measured (a run that failed spoils the pair: its runs may not be alike).
+using c2c_pair_measure = std::function<std::vector<double>(int a, int b, std::string& why)>;
+
+// What measure_c2c makes of its measurements (apart so that it can be tested with made-up runs):
+// `measure` is called once per pair (cpus[i], cpus[j]), i < j, so the line lives on the lower
+// index's CPU; the median run, halved (one round trip moves the line twice) and converted at
+// `ns_per_tick`, goes to (i, j) and (j, i). Failed pairs keep -1 and add "cpus a-b: why" to
+// errors. Leaves `method` empty.
+c2c_result c2c_matrix(const std::vector<int>& cpus, double ns_per_tick, const c2c_pair_measure& measure);
+
+}  // namespace detail
 
 }  // namespace spinwise

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spinwise/runtime/sample_summary.hpp"
 
@@ -64,5 +65,16 @@ struct core_clock_estimate {
 // Times `trials` chains of `adds_per_trial` dependent additions on the calling CPU
 // (about 1.5 us each at 3 GHz with the defaults; 32 trials take ~0.1 ms with the check).
 core_clock_estimate estimate_core_clock(std::uint32_t trials = 31, std::uint32_t adds_per_trial = 4096);
+
+namespace detail {
+
+// The estimate made of its trials (apart so that its verdict can be tested on made-up trials):
+// counter ticks per step of the one-operation chain and of the two-operation chain, one of each
+// per trial, at a counter of `counter_hz`.
+core_clock_estimate core_clock_from_trials(const std::vector<double>& ticks_per_add,
+                                           const std::vector<double>& ticks_per_step2,
+                                           std::uint64_t counter_hz);
+
+}  // namespace detail
 
 }  // namespace spinwise
