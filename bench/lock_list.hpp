@@ -74,14 +74,14 @@ void exclusive_locks(Visitor&& v) {
   v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>>>, {"ttas_mutex<time>", spinwise_lock, false});
   v(as<spinwise::ttas_mutex_t<spinwise::exp_backoff_policy<ttas_mutex_tag>>>,
     {"ttas_mutex<exp_backoff>", spinwise_lock, false});
-  v(as<spinwise::ttas_mutex_t<spinwise::no_backoff_policy<cpu_relaxer, ttas_mutex_tag>>>,
+  v(as<spinwise::ttas_mutex_t<spinwise::no_backoff_policy<ttas_mutex_tag>>>,
     {"ttas_mutex<no_backoff>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::innodb_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<innodb>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>>>, {"hybrid_mutex<time>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::exp_backoff_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<exp_backoff>", spinwise_lock, false});
-  v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<cpu_relaxer, hybrid_mutex_tag>>>,
+  v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<no_backoff>", spinwise_lock, false});
 
   // statistics on (issue 7's overhead: compare with the same lock without them)

@@ -51,7 +51,7 @@ struct stress_tag {};
 using innodb_p = innodb_policy<stress_tag, emulated_relaxer>;
 using time_p = time_policy<stress_tag, emulated_relaxer>;
 using exp_p = exp_backoff_policy<stress_tag, emulated_relaxer>;
-using none_p = no_backoff_policy<emulated_relaxer, stress_tag>;
+using none_p = no_backoff_policy<stress_tag, emulated_relaxer>;
 
 // A policy that counts what the locks do with it: each waiter built is a spin episode (the lock
 // was busy), and the first is_completed() that answers true is a spent budget, after which every

@@ -2,9 +2,9 @@
 // Compiler portability macros used by every spinwise header.
 
 #define SPINWISE_VERSION_MAJOR 0
-#define SPINWISE_VERSION_MINOR 1
+#define SPINWISE_VERSION_MINOR 2
 #define SPINWISE_VERSION_PATCH 0
-#define SPINWISE_VERSION_STRING "0.1.0"
+#define SPINWISE_VERSION_STRING "0.2.0"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SPINWISE_ALWAYS_INLINE inline __attribute__((always_inline))

@@ -197,7 +197,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
 
 struct mcs_mutex_tag;
 // Knobs for every mcs_mutex: mcs_mutex::policy::set_spin_loops(...).
-using mcs_mutex = mcs_mutex_t<no_backoff_policy<cpu_relaxer, mcs_mutex_tag>>;
+using mcs_mutex = mcs_mutex_t<no_backoff_policy<mcs_mutex_tag>>;
 
 static_assert(sizeof(mcs_mutex) == 2 * sizeof(void*), "mcs_mutex is two pointers");
 

@@ -9,8 +9,6 @@
 // delay only postpones its own turn (and every turn behind it), and its polls cost no coherence
 // traffic worth thinning (MCS spins on its own line; a ticket waiter only reads).
 //
-// The Tag parameter comes second (no_backoff_policy<> and no_backoff_policy<Relax> name the
-// process-wide knobs); a lock type that wants its own spin_loops passes a Tag.
 
 #include <cstddef>
 #include <cstdint>
@@ -52,7 +50,9 @@ struct no_backoff_delay {
 
 }  // namespace detail
 
-template <class Relax = cpu_relaxer, class Tag = void>
+// Tag and Relax as for innodb_policy, in the same order as every policy (before 0.2.0 this one
+// took <Relax, Tag>).
+template <class Tag = void, class Relax = cpu_relaxer>
 struct no_backoff_policy : detail::policy_base<detail::no_backoff_spec, Tag, Relax, detail::no_backoff_delay> {
   static constexpr std::string_view name() noexcept { return "no_backoff"; }
 };

@@ -111,7 +111,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
 
 struct ticket_mutex_tag;
 // Knobs for every ticket_mutex: ticket_mutex::policy::set_spin_loops(...).
-using ticket_mutex = ticket_mutex_t<no_backoff_policy<cpu_relaxer, ticket_mutex_tag>>;
+using ticket_mutex = ticket_mutex_t<no_backoff_policy<ticket_mutex_tag>>;
 
 static_assert(sizeof(ticket_mutex) == 8, "ticket_mutex is two 32-bit counters");
 

@@ -19,7 +19,7 @@
 //   innodb_policy<Tag, Relax>       MySQL-exact: [0, spin_wait_delay) x pause_multiplier relaxes
 //   time_policy<Tag, Relax>         the same shape, the unit in ns (delay_unit_ns)
 //   exp_backoff_policy<Tag, Relax>  exponential with jitter and a cap, in ns
-//   no_backoff_policy<Relax, Tag>   one relax per poll, the baseline
+//   no_backoff_policy<Tag, Relax>   one relax per poll, the baseline
 // Tag = void names the process-wide knobs; another Tag overrides them for the locks that use it
 // (each public lock alias has its own Tag, e.g. ttas_mutex::policy). Relax defaults to
 // cpu_relaxer; spinwise-stress plugs an emulated PAUSE, the statistics count relaxes through it.

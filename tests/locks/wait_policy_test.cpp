@@ -151,7 +151,7 @@ TEST(WaitPolicies, SpinBudgetIsExactlySpinLoopsRounds) {
     expect_budget<spinwise::innodb_policy<loops_tag, counting_relax>>(loops);
     expect_budget<spinwise::time_policy<loops_tag, ten_ns_relax>>(loops);
     expect_budget<spinwise::exp_backoff_policy<loops_tag, ten_ns_relax>>(loops);
-    expect_budget<spinwise::no_backoff_policy<counting_relax, loops_tag>>(loops);
+    expect_budget<spinwise::no_backoff_policy<loops_tag, counting_relax>>(loops);
   }
 }
 
@@ -224,7 +224,7 @@ TEST(ExpBackoffPolicy, GrowsExponentiallyWithJitterUpToTheCap) {
 
 TEST(NoBackoffPolicy, OneRelaxPerRound) {
   histogram_scope h;
-  spinwise::no_backoff_policy<counting_relax>::waiter w;
+  spinwise::no_backoff_policy<void, counting_relax>::waiter w;
   for (int i = 0; i < 50; ++i) w.snooze();
   EXPECT_EQ(h.hist[1], 50u);
   EXPECT_EQ(t_calls, 50u);
@@ -315,7 +315,7 @@ TEST(Knobs, TimeAndBackoffOutOfRangeIsRejectedAndChangesNothing) {
   EXPECT_TRUE(E::set({2000, 4000, 10}));  // both at once: consistent
   E::reset();
 
-  using N = spinwise::no_backoff_policy<spinwise::cpu_relaxer, validate_tag>;
+  using N = spinwise::no_backoff_policy<validate_tag>;
   const auto nb = N::current();
   expect_rejected<N>(N::set_spin_loops(spinwise::kMaxSpinLoops + 1), nb, std::errc::argument_out_of_domain,
                      "spin_loops");
@@ -483,6 +483,46 @@ TEST(Knobs, ThreadSpinningInLockSeesAChange) {
   EXPECT_LE(log::first_new_round.load(), 30u)
       << "the new knobs reached the waiter only after " << log::first_new_round.load()
       << " rounds (p = 1e-90 if read each round)";
+}
+
+// Bug guarded: the cross-field rule of exp_backoff (min_delay_ns <= max_delay_ns) held for set()
+// and set(name) but could be broken by a process-wide reset(name), or by a process-wide change
+// under a Tag that overrides one of the two. Every path must keep it.
+struct cross_rule_tag;
+TEST(Knobs, CrossFieldRuleHoldsOnEveryPath) {
+  using G = spinwise::exp_backoff_policy<>;
+  using T = spinwise::exp_backoff_policy<cross_rule_tag>;
+  const auto holds = [](const spinwise::exp_backoff_settings& s) { return s.min_delay_ns <= s.max_delay_ns; };
+
+  // A process-wide reset of max to its default (2048) under min = 3000: refused, nothing changed.
+  ASSERT_TRUE(G::set({3000, 5000, 12}));
+  const auto r = G::reset("max_delay_ns");
+  EXPECT_EQ(r.code(), std::errc::invalid_argument);
+  EXPECT_NE(std::string(r.message()).find("min_delay_ns"), std::string::npos) << r.message();
+  EXPECT_EQ(G::max_delay_ns(), 5000u) << "a refused reset changes nothing";
+  EXPECT_TRUE(holds(G::current()));
+  EXPECT_TRUE(G::reset("min_delay_ns"));  // min back to 32: fine
+  EXPECT_TRUE(G::reset("max_delay_ns"));  // now fine too
+  EXPECT_EQ(G::current().max_delay_ns, 2048u);
+
+  // A Tag that overrides min alone, then a process-wide max below it: the Tag's pair must hold.
+  G::reset();
+  ASSERT_TRUE(T::set_min_delay_ns(1500));  // under the process-wide max 2048
+  EXPECT_TRUE(G::set_max_delay_ns(1000));  // legal for the process-wide values (min 32)
+  EXPECT_TRUE(holds(G::current()));
+  EXPECT_TRUE(holds(T::current())) << T::current().min_delay_ns << " > " << T::current().max_delay_ns;
+  EXPECT_EQ(T::current().min_delay_ns, 1500u);
+  EXPECT_EQ(T::current().max_delay_ns, 2048u) << "the Tag kept the max it saw when it set min";
+  EXPECT_EQ(T::current().spin_loops, G::current().spin_loops) << "untied fields still follow";
+
+  // The Tag drops its override of one of the pair: both follow the process-wide values again.
+  EXPECT_TRUE(T::reset("max_delay_ns"));
+  EXPECT_EQ(T::current().min_delay_ns, G::current().min_delay_ns);
+  EXPECT_EQ(T::current().max_delay_ns, 1000u);
+  EXPECT_TRUE(holds(T::current()));
+  EXPECT_FALSE(T::overridden());
+  T::reset();
+  G::reset();
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ struct calibration_settings {
 };
 
 struct calibration_result {
-  std::string tool;     // "spinwise 0.1.0"
+  std::string tool;     // "spinwise 0.2.0"
   std::string created;  // ISO 8601 UTC
   machine_info machine;
   topology topo;
