@@ -63,19 +63,18 @@ struct exp_backoff_spec {
 };
 
 
-// Round r: uniform in [c/2, c] ns with c = min(min_delay_ns x 2^r, max(min, max_delay_ns)), in
-// relaxes at this wait's CPU's rate (converted at its first round).
+// Round r: uniform in [c/2, c] ns with c = min(min_delay_ns x 2^r, max(min, max_delay_ns)),
+// clock-bounded (detail/spin_time.hpp).
 struct exp_backoff_delay {
-  double per_ns = 0.0;
+  delay_rates rates;
 
   template <class Relax>
-  std::uint32_t relaxes(std::uint64_t w, std::uint32_t round) noexcept {
+  std::uint64_t delay(std::uint64_t w, std::uint32_t round) noexcept {
     const std::uint64_t lo = knob_get(w, 0);
     const std::uint64_t cap = std::max<std::uint64_t>(lo, knob_get(w, 1));
     const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(round, 20), cap);
     const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
-    if (SPINWISE_UNLIKELY(per_ns == 0.0)) per_ns = relaxes_per_ns<Relax>();
-    return relaxes_in(static_cast<double>(ns), per_ns);
+    return relax_for_ns<Relax>(static_cast<double>(ns), rates);
   }
 };
 

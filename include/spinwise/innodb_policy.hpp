@@ -59,13 +59,16 @@ struct innodb_spec {
 
 
 // One round: ut_delay(ut::random_from_interval(0, spin_wait_delay)), i.e. [0, spin_wait_delay)
-// x pause_multiplier relaxes.
+// x pause_multiplier relaxes, an instruction count (not bounded by the clock: that is this
+// policy's definition).
 struct innodb_delay {
   template <class Relax>
-  static std::uint32_t relaxes(std::uint64_t w, std::uint32_t) noexcept {
-    const std::uint32_t delay = knob_get(w, 0);
-    const std::uint32_t units = delay == 0 ? 0 : jitter_below(delay);
-    return units * knob_get(w, 1);  // <= 999 x 100: no overflow
+  static std::uint64_t delay(std::uint64_t w, std::uint32_t) noexcept {
+    const std::uint32_t spin_wait_delay = knob_get(w, 0);
+    const std::uint32_t units = spin_wait_delay == 0 ? 0 : jitter_below(spin_wait_delay);
+    const std::uint32_t n = units * knob_get(w, 1);  // <= 999 x 100: no overflow
+    Relax::relax_n(n);
+    return n;
   }
 };
 

@@ -43,7 +43,8 @@ struct no_backoff_spec {
 // One relax per round.
 struct no_backoff_delay {
   template <class Relax>
-  static constexpr std::uint32_t relaxes(std::uint64_t, std::uint32_t) noexcept {
+  static std::uint64_t delay(std::uint64_t, std::uint32_t) noexcept {
+    Relax::relax_n(1);
     return 1;
   }
 };

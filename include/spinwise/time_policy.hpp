@@ -59,18 +59,16 @@ struct time_spec {
 };
 
 
-// One round: [0, spin_wait_delay) x delay_unit_ns, in relaxes at this wait's CPU's rate (converted
-// at the first non-zero delay of the wait).
+// One round: [0, spin_wait_delay) x delay_unit_ns, clock-bounded (detail/spin_time.hpp); the
+// relax rate and the counter's are converted at the first non-zero delay of the wait.
 struct time_delay {
-  double per_ns = 0.0;  // relaxes per ns on this wait's CPU; 0 = not converted yet
+  delay_rates rates;
 
   template <class Relax>
-  std::uint32_t relaxes(std::uint64_t w, std::uint32_t) noexcept {
-    const std::uint32_t delay = knob_get(w, 0);
-    const std::uint32_t units = delay == 0 ? 0 : jitter_below(delay);
-    if (units == 0) return 0;
-    if (SPINWISE_UNLIKELY(per_ns == 0.0)) per_ns = relaxes_per_ns<Relax>();
-    return relaxes_in(static_cast<double>(units) * knob_get(w, 1), per_ns);
+  std::uint64_t delay(std::uint64_t w, std::uint32_t) noexcept {
+    const std::uint32_t spin_wait_delay = knob_get(w, 0);
+    const std::uint32_t units = spin_wait_delay == 0 ? 0 : jitter_below(spin_wait_delay);
+    return units == 0 ? 0 : relax_for_ns<Relax>(static_cast<double>(units) * knob_get(w, 1), rates);
   }
 };
 

@@ -35,14 +35,32 @@ struct counting_relax {
   }
 };
 
-// As counting_relax, and claims each relax takes exactly 10 ns; counts the conversions asked for.
+// As counting_relax, and each relax takes exactly 10 ns of a counter of its own (1 tick = 1 ns),
+// which the clock-bounded delays read: a delay of d ns is d / 10 relaxes exactly. Counts the
+// conversions asked for.
 thread_local std::uint64_t t_relax_ns_calls = 0;
-struct ten_ns_relax : counting_relax {
+thread_local std::uint64_t t_fake_ns = 0;
+struct ten_ns_relax {
+  static void relax_n(std::uint32_t n) noexcept {
+    ++t_calls;
+    t_last = n;
+    t_fake_ns += 10ull * n;
+  }
   static double relax_ns() noexcept {
     ++t_relax_ns_calls;
     return 10.0;
   }
+  static std::uint64_t counter() noexcept { return t_fake_ns; }
+  static double counter_ticks_per_ns() noexcept { return 1.0; }
 };
+
+// One round of a waiter: the relaxes it issued (a clock-bounded delay issues them in chunks).
+template <class W>
+std::uint64_t snooze_relaxes(W& w) {
+  const std::uint64_t before = w.relaxes();
+  w.snooze();
+  return w.relaxes() - before;
+}
 
 struct histogram_scope {
   std::vector<std::uint64_t> hist = std::vector<std::uint64_t>(kHist, 0);
@@ -174,7 +192,10 @@ TEST(TimePolicy, DelayUnitIsConvertedOncePerWait) {
   spinwise::seed_spin_jitter(99);
   for (int wait = 0; wait < 10; ++wait) {
     P::waiter w;
-    for (int i = 0; i < 1000; ++i) w.snooze();
+    for (int i = 0; i < 1000; ++i) {
+      const std::uint64_t n = snooze_relaxes(w);
+      if (n < kHist) ++h.hist[n];
+    }
   }
   EXPECT_EQ(t_relax_ns_calls, 10u);
   std::uint64_t ok = 0;
@@ -209,9 +230,9 @@ TEST(ExpBackoffPolicy, GrowsExponentiallyWithJitterUpToTheCap) {
   for (int wait = 0; wait < 200; ++wait) {
     P::waiter w;
     for (int r = 0; r < 40; ++r) {
-      w.snooze();
-      range[r][0] = std::min(range[r][0], t_last);
-      range[r][1] = std::max(range[r][1], t_last);
+      const auto n = static_cast<std::uint32_t>(snooze_relaxes(w));
+      range[r][0] = std::min(range[r][0], n);
+      range[r][1] = std::max(range[r][1], n);
     }
   }
   for (int r = 0; r < 40; ++r) {
@@ -523,6 +544,109 @@ TEST(Knobs, CrossFieldRuleHoldsOnEveryPath) {
   EXPECT_FALSE(T::overridden());
   T::reset();
   G::reset();
+}
+
+
+// A relax whose cost the test sets, on a counter of its own (1 tick = 1 ns), and a counter that can
+// be frozen: the clock-bounded delay logic with everything injected, no timing involved.
+thread_local std::uint64_t t_clock_ns = 0;
+thread_local std::uint64_t t_cost_ns = 10;          // what one relax takes now
+thread_local std::uint64_t t_change_after = ~0ull;  // after this many relaxes ...
+thread_local std::uint64_t t_cost_then = 10;        // ... each takes this long
+thread_local bool t_frozen = false;                 // the counter stops
+thread_local std::uint64_t t_issued = 0;
+struct drifting_relax {
+  static void relax_n(std::uint32_t n) noexcept {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (t_issued++ == t_change_after) t_cost_ns = t_cost_then;
+      if (!t_frozen) t_clock_ns += t_cost_ns;
+    }
+  }
+  static double relax_ns() noexcept { return 10.0; }  // what the relax table says
+  static std::uint64_t counter() noexcept { return t_clock_ns; }
+  static double counter_ticks_per_ns() noexcept { return 1.0; }
+};
+void drift(std::uint64_t after, std::uint64_t cost_then, bool frozen = false) {
+  t_clock_ns = 1'000'000;
+  t_cost_ns = 10;
+  t_issued = 0;
+  t_change_after = after;
+  t_cost_then = cost_then;
+  t_frozen = frozen;
+}
+
+// Bug guarded: a time-based delay converted to a relax count once and kept when the relax cost
+// changes under it (a migration to another core, a shared host): the delay must end at its
+// deadline, within one check interval (100 ns of relaxes on x86 and aarch64, 200 ns generic),
+// however the cost moved.
+TEST(ClockBoundedDelay, EndsAtItsDeadlineWhenTheRelaxCostChanges) {
+  const double check_ns = spinwise::detail::backend::kDelayCheckNs;
+  for (const std::uint64_t cost_then : {30u, 3u, 10u}) {  // 3x slower, 3x faster, unchanged
+    for (const double ns : {200.0, 2'000.0, 20'000.0}) {
+      drift(5, cost_then);
+      spinwise::detail::delay_rates rates;
+      const std::uint64_t start = t_clock_ns;
+      const std::uint64_t issued = spinwise::detail::relax_for_ns<drifting_relax>(ns, rates);
+      const double took = static_cast<double>(t_clock_ns - start);
+      SCOPED_TRACE("delay " + std::to_string(ns) + " ns, relax 10 -> " + std::to_string(cost_then) + " ns");
+      EXPECT_EQ(rates.per_check, static_cast<std::uint32_t>(check_ns / 10.0 + 0.5));
+      EXPECT_GE(took, ns) << "ended before its deadline";
+      // One check interval's relaxes at the new cost may follow the last read before the deadline.
+      EXPECT_LT(took, ns + static_cast<double>(rates.per_check * cost_then)) << "overshot by more than one check";
+      EXPECT_EQ(issued, t_issued);
+    }
+  }
+}
+
+// A counter that stops (a broken clock source) cannot keep a waiter in one delay forever: it ends
+// after kDelayRelaxCap x the converted count. A delay shorter than one check interval issues its
+// converted count only, and a zero delay reads no counter.
+TEST(ClockBoundedDelay, IsCappedAndShortDelaysStayShort) {
+  drift(0, 10, /*frozen=*/true);
+  spinwise::detail::delay_rates rates;
+  const std::uint64_t issued = spinwise::detail::relax_for_ns<drifting_relax>(1'000.0, rates);
+  EXPECT_GE(issued, 100u * spinwise::detail::kDelayRelaxCap);
+  EXPECT_LT(issued, 100u * spinwise::detail::kDelayRelaxCap + rates.per_check);
+
+  drift(~0ull, 10);
+  EXPECT_EQ(spinwise::detail::relax_for_ns<drifting_relax>(30.0, rates), 3u);
+  EXPECT_EQ(spinwise::detail::relax_for_ns<drifting_relax>(0.0, rates), 0u);
+  EXPECT_EQ(t_issued, 3u);
+}
+
+// The policies use it: time_policy's and exp_backoff_policy's rounds keep their length in time
+// when the relax gets 3x slower in the middle of a wait; innodb_policy keeps its count (its
+// definition), so its rounds get 3x longer.
+struct drift_time_tag;
+struct drift_innodb_tag;
+TEST(ClockBoundedDelay, TimePoliciesKeepTimeInnodbKeepsCount) {
+  using T = spinwise::time_policy<drift_time_tag, drifting_relax>;
+  using I = spinwise::innodb_policy<drift_innodb_tag, drifting_relax>;
+  ASSERT_TRUE(T::set({2, 1000, 100}));  // every non-zero draw: 1000 ns
+  ASSERT_TRUE(I::set({2, 100, 100}));   // every non-zero draw: 100 relaxes (1000 ns at 10 ns)
+  spinwise::seed_spin_jitter(7);
+  const auto lengths = [](auto& w) {
+    std::vector<std::uint64_t> ns;
+    for (int r = 0; r < 60; ++r) {
+      const std::uint64_t t0 = t_clock_ns;
+      w.snooze();
+      if (t_clock_ns != t0) ns.push_back(t_clock_ns - t0);
+    }
+    return ns;
+  };
+  drift(300, 30);
+  T::waiter tw;
+  for (const std::uint64_t ns : lengths(tw)) {
+    EXPECT_GE(ns, 1000u);
+    EXPECT_LT(ns, 1000u + 30u * 10u);  // one check interval at the slower cost
+  }
+  drift(300, 30);
+  I::waiter iw;
+  const auto innodb = lengths(iw);
+  ASSERT_FALSE(innodb.empty());
+  EXPECT_EQ(innodb.back(), 3000u) << "innodb_policy counts instructions: 100 relaxes of 30 ns";
+  T::reset();
+  I::reset();
 }
 
 }  // namespace

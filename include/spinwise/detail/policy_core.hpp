@@ -1,11 +1,11 @@
 #pragma once
 // The skeleton every wait policy shares (wait_policy.hpp states the contract): the knob interface,
-// the spin budget and the waiter. A policy adds only its delay rule, the number of relaxes one
-// round issues, and the accessors named after its knobs.
+// the spin budget and the waiter. A policy adds only its delay rule, which spends one round's
+// delay through Relax and returns the relaxes it issued, and the accessors named after its knobs.
 //
 //   struct my_rule {                          // per-wait state, if any (e.g. a conversion rate)
 //     template <class Relax>
-//     std::uint32_t relaxes(std::uint64_t knobs, std::uint32_t round) noexcept;
+//     std::uint64_t delay(std::uint64_t knobs, std::uint32_t round) noexcept;
 //   };
 //   template <class Tag, class Relax>
 //   struct my_policy : detail::policy_base<my_spec, Tag, Relax, my_rule> { ... };
@@ -20,8 +20,8 @@
 
 namespace spinwise::detail {
 
-// One busy-lock episode: up to spin_loops rounds (the Spec's field kSpinLoops), each issuing the
-// relaxes the Rule says, counted for the statistics.
+// One busy-lock episode: up to spin_loops rounds (the Spec's field kSpinLoops), each the Rule's
+// delay, its relaxes counted for the statistics.
 template <class Spec, class Tag, class Relax, class Rule>
 class rounds_waiter {
  public:
@@ -33,9 +33,7 @@ class rounds_waiter {
   void snooze() noexcept {
     const std::uint64_t w = knob_word<Spec, Tag>();
     loops_ = knob_get(w, Spec::kSpinLoops);
-    const std::uint32_t n = rule_.template relaxes<Relax>(w, rounds_);
-    Relax::relax_n(n);
-    relaxes_ += n;
+    relaxes_ += rule_.template delay<Relax>(w, rounds_);
     ++rounds_;
   }
   // The spin budget is spent: yield (spin locks) or yield once and park (hybrid locks).

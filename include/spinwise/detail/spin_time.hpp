@@ -1,8 +1,19 @@
 #pragma once
-// How the time-based policies turn nanoseconds into relax counts for a given Relax.
+// How the time-based policies spend a delay given in nanoseconds with a given Relax.
+//
+// A delay is clock-bounded: it ends at a deadline read from the cycle counter, not after a relax
+// count fixed at its start. The relax cost moves (a shared host's PAUSE wandered between 6 and
+// 10 ns from one half second to the next; a thread migrated from a P-core to an E-core sees it
+// change ~3x), and a count converted from a per-CPU table would then be off by as much. The
+// relax table still sets how many relaxes go between two counter reads (the backend's
+// kDelayCheckNs worth, arch/spinwise/arch/*.hpp), so it sets the check interval, not the length.
+// innodb_policy does not use this: its delay is an instruction count by definition.
 
+#include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
+#include "spinwise/arch.hpp"
 #include "spinwise/relax_time.hpp"
 
 namespace spinwise::detail {
@@ -30,6 +41,78 @@ inline double relaxes_per_ns() noexcept {
 inline std::uint32_t relaxes_in(double ns, double per_ns) noexcept {
   const double n = ns * per_ns + 0.5;
   return n >= 4'294'967'295.0 ? 0xffffffffu : static_cast<std::uint32_t>(n);
+}
+
+template <class Relax, class = void>
+struct has_counter : std::false_type {};
+template <class Relax>
+struct has_counter<Relax, std::void_t<decltype(Relax::counter()), decltype(Relax::counter_ticks_per_ns())>>
+    : std::true_type {};
+
+// The counter a clock-bounded delay reads: the CPU's (read_counter), or the Relax's own counter()
+// and counter_ticks_per_ns() where it has them (a test injects a counter that way).
+template <class Relax>
+SPINWISE_ALWAYS_INLINE std::uint64_t delay_counter() noexcept {
+  if constexpr (has_counter<Relax>::value) {
+    return Relax::counter();
+  } else {
+    return read_counter();
+  }
+}
+
+// What a time-based waiter converts once per wait, at its first delay.
+struct delay_rates {
+  double relaxes_per_ns = 0.0;  // 0: not converted yet
+  double ticks_per_ns = 0.0;
+  std::uint32_t per_check = 1;  // relaxes between two counter reads
+
+  template <class Relax>
+  void convert() noexcept {
+    relaxes_per_ns = detail::relaxes_per_ns<Relax>();
+    double check_ns = backend::kDelayCheckNs;
+    if constexpr (has_counter<Relax>::value) {
+      ticks_per_ns = Relax::counter_ticks_per_ns();
+    } else {
+      ticks_per_ns = static_cast<double>(counter_frequency()) * 1e-9;
+    }
+    if (ticks_per_ns > 0.0) check_ns = std::max(check_ns, 1.0 / ticks_per_ns);  // no faster than it ticks
+    per_check = std::max<std::uint32_t>(1, relaxes_in(check_ns, relaxes_per_ns));
+  }
+};
+
+// A delay never issues more than this many times the relaxes its conversion asked for: a counter
+// that stops (a broken clock source) cannot hold a waiter in a delay forever.
+inline constexpr std::uint64_t kDelayRelaxCap = 16;
+
+// Relaxes for `ns` nanoseconds: until the counter has advanced by `ns`, reading it after each
+// chunk of relaxes, a chunk being what the relax table says fits in the time left, and at most a
+// check interval's worth (per_check). With the table right the delay ends within one relax of its
+// deadline; with the relax cost moved under it, within one check interval. At most
+// kDelayRelaxCap x the converted count is issued. Returns the relaxes issued. A counter that
+// steps back (read on another CPU after a migration) ends the delay.
+template <class Relax>
+std::uint64_t relax_for_ns(double ns, delay_rates& r) noexcept {
+  if (SPINWISE_UNLIKELY(r.relaxes_per_ns == 0.0)) r.template convert<Relax>();
+  const std::uint64_t planned = relaxes_in(ns, r.relaxes_per_ns);
+  if (planned == 0) return 0;
+  if (SPINWISE_UNLIKELY(!(r.ticks_per_ns > 0.0))) {  // no usable counter: the count alone
+    Relax::relax_n(static_cast<std::uint32_t>(planned));
+    return planned;
+  }
+  const std::uint64_t start = delay_counter<Relax>();
+  const auto span = static_cast<std::uint64_t>(ns * r.ticks_per_ns);
+  const double relaxes_per_tick = r.relaxes_per_ns / r.ticks_per_ns;
+  const std::uint64_t cap = planned * kDelayRelaxCap;
+  std::uint64_t issued = 0;
+  std::uint64_t elapsed = 0;
+  do {
+    const double fit = static_cast<double>(span - elapsed) * relaxes_per_tick + 0.5;
+    const auto n = static_cast<std::uint32_t>(std::clamp(fit, 1.0, static_cast<double>(r.per_check)));
+    Relax::relax_n(n);
+    issued += n;
+    elapsed = delay_counter<Relax>() - start;
+  } while (elapsed < span && issued < cap);
+  return issued;
 }
 
 }  // namespace spinwise::detail
