@@ -4,8 +4,10 @@
 // The contract a policy P meets (locks and tools rely on exactly this):
 //   typename P::waiter w;   built on the stack when an acquisition finds the lock busy; cheap
 //                           (one relaxed load of a knob word)
-//   w.snooze();             one spin round: waits the policy's (randomized) delay in relax
-//                           instructions through P's Relax; never blocks, never yields
+//   w.snooze();             one spin round: waits the policy's (randomized) delay through P's
+//                           Relax (innodb, no_backoff: a relax count; time, exp_backoff: until a
+//                           deadline on the cycle counter, detail/spin_time.hpp); never blocks,
+//                           never yields
 //   w.is_completed();       true once spin_loops rounds are spent. A spin lock then yields
 //                           (std::this_thread::yield) between polls for as long as it waits; a
 //                           hybrid lock yields once, then parks on a futex.
