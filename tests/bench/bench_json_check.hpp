@@ -4,7 +4,9 @@
 // fails with SkipWithError, or a counter set on the wrong thread, still leaves a JSON entry behind:
 // only checking the entries one by one catches it).
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -80,6 +82,21 @@ inline std::vector<std::string> check_bench_json(const nlohmann::json& j, const 
   }
   for (const auto& n : want) {
     if (!seen.count(n)) problems.push_back("never ran: " + n);
+  }
+  // The handoff table is read against the one-way core-to-core latency of the same run: a number
+  // in the context, or -1 with the reason it could not be measured (e.g. the two CPUs not both running).
+  const bool handoff = std::any_of(seen.begin(), seen.end(), [](const std::string& n) { return n.rfind("handoff/", 0) == 0; });
+  if (handoff && j.contains("context") && j["context"].is_object()) {
+    const nlohmann::json& ctx = j["context"];
+    const std::string one_way = ctx.value("bench.c2c_oneway_ns", std::string());
+    const std::string method = ctx.value("bench.c2c_method", std::string());
+    char* end = nullptr;
+    const double v = std::strtod(one_way.c_str(), &end);
+    if (one_way.empty() || *end != '\0') {
+      problems.push_back("no one-way core-to-core latency (bench.c2c_oneway_ns) beside the handoff runs");
+    } else if (!(v > 0) && method.rfind("not measured: ", 0) != 0) {
+      problems.push_back("bench.c2c_oneway_ns = " + one_way + " without a reason in bench.c2c_method");
+    }
   }
   // Every lock the run says it measured must appear in at least one benchmark.
   if (j.contains("context") && j["context"].is_object()) {

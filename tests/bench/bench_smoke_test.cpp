@@ -1,5 +1,5 @@
 // spinwise-bench smoke test: quick mode runs, every listed benchmark ran and reported its
-// counters, bad flags are refused, and bench/report.py turns the run into tables and plots.
+// counters, bad flags are refused, and bench/micro/report.py turns the run into tables and plots.
 // Asserts nothing about timings (a loaded 2-vCPU VM makes them noise).
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench_json_check.hpp"
+#include "spinwise/version.hpp"
 
 namespace {
 
@@ -69,7 +70,8 @@ std::vector<std::string> lines(const std::string& text) {
 
 json minimal_run() {
   return json::parse(R"({
-    "context": {"bench.mode": "quick", "lock.std::mutex": "peer"},
+    "context": {"bench.mode": "quick", "lock.std::mutex": "peer", "bench.c2c_oneway_ns": "60.5",
+                "bench.c2c_method": "cpus 0,1: store/load ping-pong"},
     "benchmarks": [
       {"name": "uncontended/std::mutex/real_time", "run_name": "uncontended/std::mutex/real_time",
        "run_type": "iteration", "iterations": 10, "real_time": 20.0},
@@ -127,16 +129,70 @@ TEST(BenchJsonCheck, CatalogueLockWithoutBenchmarkIsReported) {
 
 TEST(BenchJsonCheck, EmptyListingIsReported) { EXPECT_FALSE(check_bench_json(minimal_run(), {}).empty()); }
 
-// Bad flags: a clear message, exit status 2, nothing run.
+TEST(BenchJsonCheck, HandoffWithoutCoreToCoreLatencyIsReported) {
+  json j = minimal_run();
+  j["context"].erase("bench.c2c_oneway_ns");
+  auto p = check_bench_json(j, kMinimalNames);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("bench.c2c_oneway_ns"), std::string::npos);
+  // -1 is an answer only with the reason.
+  j["context"]["bench.c2c_oneway_ns"] = "-1";
+  p = check_bench_json(j, kMinimalNames);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("without a reason"), std::string::npos);
+  j["context"]["bench.c2c_method"] = "not measured: cpus 0-1: timed out";
+  EXPECT_TRUE(check_bench_json(j, kMinimalNames).empty());
+}
+
+// Bad flags: a clear message naming the flag, exit status 2, nothing run.
 TEST(BenchFlags, BadValuesAreRefused) {
-  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs_ns=-5", "--read_pct=101", "--mode=slow", "--max_run_ms=0",
-                          "--scenarios=uncontended,bogus", "--handoff_delay_ns", "--benchmark_bogus=1"}) {
+  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs-ns=-5", "--read-pct=101", "--mode=slow", "--max-run-ms=0",
+                          "--scenarios=uncontended,bogus", "--handoff-delay-ns", "--benchmark_bogus=1", "--bogus",
+                          "--cs_ns=-5"}) {
     const result r = run(quote(kBench) + " " + bad, true);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
-    EXPECT_NE(r.out.find(std::string(bad).substr(0, std::string(bad).find('='))), std::string::npos)
-        << "the message should name the flag: " << r.out;
+    std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
+    if (flag == "--cs_ns") flag = "--cs-ns";  // an old spelling: the message names the flag as it is now
+    EXPECT_NE(r.out.find(flag), std::string::npos) << "the message should name the flag: " << r.out;
     EXPECT_EQ(r.out.find("Benchmark "), std::string::npos) << bad << " ran benchmarks: " << r.out;
   }
+  const result stray = run(quote(kBench) + " stray", true);
+  EXPECT_EQ(stray.status, 2) << stray.out;
+  EXPECT_NE(stray.out.find("'stray'"), std::string::npos) << stray.out;
+}
+
+TEST(BenchFlags, VersionAndHelp) {
+  const result v = run(quote(kBench) + " --version");
+  EXPECT_EQ(v.status, 0) << v.out;
+  EXPECT_EQ(v.out, "spinwise-bench " + std::string(spinwise::kVersion) + "\n");
+  const result h = run(quote(kBench) + " --help");
+  EXPECT_EQ(h.status, 0) << h.out;
+  for (const char* flag : {"--mode", "--scenarios", "--threads", "--cs-ns", "--local-ns", "--rw-cs-ns", "--rw-local-ns",
+                           "--read-pct", "--max-run-ms", "--handoff-delay-ns", "--list-locks", "--version"}) {
+    EXPECT_NE(h.out.find(flag), std::string::npos) << "--help lacks " << flag;
+  }
+  for (const char* old : {"--cs_ns", "--max_run_ms", "--list_locks"}) {
+    EXPECT_EQ(h.out.find(old), std::string::npos) << "--help lists the old spelling " << old;
+  }
+}
+
+// Google Benchmark's flags reach it both ways, and the old spellings still work (unlisted).
+TEST(BenchFlags, BenchmarkFlagsPassThroughAndOldSpellingsWork) {
+  const std::string base = quote(kBench) + " --mode quick --scenarios uncontended --threads 2";
+  const result direct = run(base + " --benchmark_list_tests=true --benchmark_filter=std::mutex");
+  const result after_dashes = run(base + " -- --benchmark_list_tests=true --benchmark_filter=std::mutex");
+  EXPECT_EQ(direct.status, 0) << direct.out;
+  EXPECT_EQ(after_dashes.status, 0) << after_dashes.out;
+  EXPECT_EQ(direct.out, after_dashes.out);
+  EXPECT_NE(direct.out.find("uncontended/std::mutex"), std::string::npos) << direct.out;
+  EXPECT_EQ(direct.out.find("ttas_mutex"), std::string::npos) << "the filter did not reach Google Benchmark: " << direct.out;
+
+  const result now = run(quote(kBench) + " --list-locks");
+  const result old = run(quote(kBench) + " --list_locks");
+  EXPECT_EQ(now.status, 0) << now.out;
+  EXPECT_EQ(old.status, 0) << old.out;
+  EXPECT_EQ(now.out, old.out);
+  EXPECT_NE(now.out.find("std::mutex=peer"), std::string::npos) << now.out;
 }
 
 // The quick mode end to end: list, run, check the JSON, make the report.

@@ -8,8 +8,9 @@
 //                real time; acquisitions/s, fairness, CPU and context switches per acquisition
 //   rw           the same with a read share: reads take the lock shared, writes exclusive
 //   handoff      two pinned threads pass the lock back and forth; the releaser stamps the cycle
-//                counter just before unlock, the waiter (already waiting) just after lock returns
-//   c2c          the floor under handoff: two pinned threads bounce one cache line with CAS
+//                counter just before unlock, the waiter (already waiting) just after lock returns.
+//                Its floor, the one-way core-to-core latency between the same two CPUs, is
+//                spinwise::measure_c2c()'s, taken once per run (bench_main.cpp)
 //
 // Every contended body also checks the lock did its job and fails the benchmark if not (a fast
 // broken lock must not make it into a table): a writer marks the data as being written while it
@@ -20,14 +21,19 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cs_loop.hpp"
 #include "peers.hpp"
+#include "run_record.hpp"
 #include "spinwise/arch.hpp"
-#include "workload.hpp"
+#include "spinwise/runtime/affinity.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
+#include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise::bench {
 
@@ -211,33 +217,27 @@ struct handoff_arena {
   std::atomic<bool> expired{false};  // run_cap() passed: no more handoffs
 };
 
-inline void publish_latency(benchmark::State& state, std::vector<double>& ns, const char* prefix) {
+// The handoff latencies of both directions as counters, in ns.
+inline void publish_latency(benchmark::State& state, const handoff_samples& mine, const handoff_samples& theirs) {
   using benchmark::Counter;
-  const std::string p(prefix);
-  state.counters[p + "p50_ns"] = Counter(quantile(ns, 0.50));
-  state.counters[p + "p90_ns"] = Counter(quantile(ns, 0.90));
-  state.counters[p + "p99_ns"] = Counter(quantile(ns, 0.99));
-  state.counters[p + "p999_ns"] = Counter(quantile(ns, 0.999));
+  const std::uint64_t hz = counter_frequency();
+  std::vector<double> ns;
+  ns.reserve(mine.ticks.size() + theirs.ticks.size());
+  for (const handoff_samples* s : {&mine, &theirs}) {
+    for (auto t : s->ticks) ns.push_back(runtime::ticks_to_ns(static_cast<double>(t), hz));
+  }
+  state.counters["p50_ns"] = Counter(runtime::quantile_in_place(ns, 0.50));
+  state.counters["p90_ns"] = Counter(runtime::quantile_in_place(ns, 0.90));
+  state.counters["p99_ns"] = Counter(runtime::quantile_in_place(ns, 0.99));
+  state.counters["p999_ns"] = Counter(runtime::quantile_in_place(ns, 0.999));
   state.counters["samples"] = Counter(static_cast<double>(ns.size()));
 }
 
-inline std::vector<double> ticks_to_ns(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
-                                       double scale) {
-  const double ns_per_tick = 1e9 / static_cast<double>(counter_frequency());
-  std::vector<double> out;
-  out.reserve(a.size() + b.size());
-  for (auto t : a) out.push_back(static_cast<double>(t) * ns_per_tick * scale);
-  for (auto t : b) out.push_back(static_cast<double>(t) * ns_per_tick * scale);
-  return out;
-}
-
-// Two CPUs to pin to, or an error message.
-inline bool pick_two_cpus(benchmark::State& state, int& a, int& b) {
-  const std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() < 2) {
-    state.SkipWithError("needs two CPUs to pin to");
-    return false;
-  }
+// The two CPUs a handoff runs on, and the one-way latency is measured between: the first two this
+// process may use. False when it may use fewer.
+inline bool handoff_cpus(int& a, int& b) {
+  const std::vector<int> cpus = runtime::allowed_cpus();
+  if (cpus.size() < 2) return false;
   a = cpus[0];
   b = cpus[1];
   return true;
@@ -246,8 +246,11 @@ inline bool pick_two_cpus(benchmark::State& state, int& a, int& b) {
 template <class L>
 void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
   int cpu_main = 0, cpu_helper = 0;
-  if (!pick_two_cpus(state, cpu_main, cpu_helper)) return;
-  scoped_pin pin(cpu_main);
+  if (!handoff_cpus(cpu_main, cpu_helper)) {
+    state.SkipWithError("needs two CPUs to pin to");
+    return;
+  }
+  runtime::scoped_pin pin(cpu_main);
   if (!pin.ok()) {
     state.SkipWithError("could not pin the benchmark thread");
     return;
@@ -260,7 +263,7 @@ void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
 
   run_deadline deadline(a->expired);
   std::thread helper([&] {
-    scoped_pin hp(cpu_helper);
+    runtime::scoped_pin hp(cpu_helper);
     if (!hp.ok()) helper_pinned.store(false, std::memory_order_relaxed);
     exclusive_holder<L> h(a->l.lock);
     a->waiting1.store(1, std::memory_order_release);
@@ -311,70 +314,8 @@ void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
     state.SkipWithError("could not pin the helper thread");
     return;
   }
-  std::vector<double> ns = ticks_to_ns(mine.ticks, theirs.ticks, 1.0);
-  publish_latency(state, ns, "");
+  publish_latency(state, mine, theirs);
   state.counters["capped"] = benchmark::Counter(handoffs < static_cast<std::uint64_t>(state.max_iterations) ? 1 : 0);
-}
-
-// One-way core-to-core latency: the helper and the benchmark thread take turns advancing one
-// counter with CAS (odd values are the helper's to write, even ones ours); a round trip is two
-// line transfers, half of it is the one-way figure the handoff is compared with.
-inline void run_c2c(benchmark::State& state) {
-  int cpu_main = 0, cpu_helper = 0;
-  if (!pick_two_cpus(state, cpu_main, cpu_helper)) return;
-  scoped_pin pin(cpu_main);
-  if (!pin.ok()) {
-    state.SkipWithError("could not pin the benchmark thread");
-    return;
-  }
-  constexpr std::uint64_t kStop = ~std::uint64_t{0};
-  struct alignas(kCacheLinePad) line {
-    std::atomic<std::uint64_t> v{0};
-  };
-  auto word = std::make_unique<line>();
-  std::atomic<bool> helper_pinned{true};
-  std::atomic<bool> expired{false};
-  run_deadline deadline(expired);
-  std::thread helper([&] {
-    scoped_pin hp(cpu_helper);
-    if (!hp.ok()) helper_pinned.store(false, std::memory_order_relaxed);
-    for (std::uint64_t k = 0;; k += 2) {
-      std::uint64_t e = k;
-      // k -> k+1: pairs with our CAS to k (acq_rel both ways, so each side sees the other's turn).
-      while (!word->v.compare_exchange_weak(e, k + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-        if (e == kStop) return;
-        e = k;
-      }
-    }
-  });
-  handoff_samples rtt, none;
-  // Wait for the helper's first turn (0 -> 1) and take ours (1 -> 2) before the timed loop: the
-  // helper's start-up is not a round trip, and must not size the run either.
-  while (word->v.load(std::memory_order_acquire) != 1) cpu_relax();
-  std::uint64_t first = 1;
-  word->v.compare_exchange_strong(first, 2, std::memory_order_acq_rel, std::memory_order_relaxed);
-  std::uint64_t k = 3;
-  std::uint64_t prev = read_counter();
-  std::uint64_t trips = 0;
-  for (auto _ : state) {
-    if (SPINWISE_UNLIKELY(expired.load(std::memory_order_relaxed))) continue;
-    ++trips;
-    std::uint64_t e = k;
-    while (!word->v.compare_exchange_weak(e, k + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) e = k;
-    const std::uint64_t now = read_counter();
-    rtt.add(now - prev);
-    prev = now;
-    k += 2;
-  }
-  word->v.store(kStop, std::memory_order_relaxed);
-  helper.join();
-  if (!helper_pinned.load(std::memory_order_relaxed)) {
-    state.SkipWithError("could not pin the helper thread");
-    return;
-  }
-  std::vector<double> ns = ticks_to_ns(rtt.ticks, none.ticks, 0.5);
-  publish_latency(state, ns, "");
-  state.counters["capped"] = benchmark::Counter(trips < static_cast<std::uint64_t>(state.max_iterations) ? 1 : 0);
 }
 
 }  // namespace spinwise::bench

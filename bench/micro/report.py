@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns one spinwise-bench JSON run into a markdown report and PNG plots.
 
-    bench/report.py RUN.json [--out DIR] [--no-plots]
+    bench/micro/report.py RUN.json [--out DIR] [--no-plots]
 
 Writes DIR/report.md (DIR defaults to the JSON's folder) and DIR/plots/*.png (gnuplot).
 Every figure in the tables is a ratio against a lock measured in the same run: against
@@ -205,10 +205,24 @@ class Report:
                  "the reference). *best peer* = the best non-spinwise lock of that scenario, floors excluded.")
         self.out()
 
-    def best_peer(self, scenario, params, threads, metric, higher_better):
+    def oneway(self):
+        """One-way core-to-core latency between the handoff's two CPUs, ns (None if not measured):
+        the run's context (bench.c2c_oneway_ns); runs made before it was there have a c2c_oneway
+        benchmark instead."""
+        v = self.ctx.get("bench.c2c_oneway_ns")
+        if v is None:
+            return self.get("handoff", "c2c_oneway", (), 1, "p50_ns")
+        try:
+            v = float(v)
+        except ValueError:
+            return None
+        return v if v > 0 else None
+
+    def best(self, kind, scenario, params, threads, metric, higher_better):
+        """(lock, value) of the best lock of `kind` ("peer" or "spinwise") in one cell, or None."""
         best = None
         for lock in self.locks_in(scenario, params):
-            if self.kind(lock) != "peer":
+            if self.kind(lock) != kind:
                 continue
             v = self.get(scenario, lock, params, threads, metric)
             if v is None or v <= 0:
@@ -217,17 +231,8 @@ class Report:
                 best = (lock, v)
         return best
 
-    def best_spinwise(self, scenario, params, threads, metric, higher_better):
-        best = None
-        for lock in self.locks_in(scenario, params):
-            if self.kind(lock) != "spinwise":
-                continue
-            v = self.get(scenario, lock, params, threads, metric)
-            if v is None or v <= 0:
-                continue
-            if best is None or (v > best[1] if higher_better else v < best[1]):
-                best = (lock, v)
-        return best
+    def best_peer(self, scenario, params, threads, metric, higher_better):
+        return self.best("peer", scenario, params, threads, metric, higher_better)
 
     def uncontended(self):
         for scenario, title in (("uncontended", "Uncontended lock + unlock"),
@@ -256,13 +261,15 @@ class Report:
         locks = [l for l in self.locks_in("handoff", ()) if l != "c2c_oneway"]
         if not locks:
             return
-        oneway = self.get("handoff", "c2c_oneway", (), 1, "p50_ns")
+        oneway = self.oneway()
+        old_p99 = self.get("handoff", "c2c_oneway", (), 1, "p99_ns")
+        c2c = (f"(CAS ping-pong, half a round trip): p50 {fmt(oneway)} ns, p99 {fmt(old_p99)} ns" if old_p99 is not None
+               else f"between the same two CPUs (half a round trip of one cache line, median of runs): {fmt(oneway)} ns")
         self.out("## Handoff latency")
         self.out()
         self.out(f"Release (stamped just before unlock) to acquire (stamped just after lock returns) between "
                  f"two pinned threads, the waiter already inside lock(). One-way core-to-core latency in the "
-                 f"same run (CAS ping-pong, half a round trip): p50 {fmt(oneway)} ns, p99 "
-                 f"{fmt(self.get('handoff', 'c2c_oneway', (), 1, 'p99_ns'))} ns. Ratios compare p50s.")
+                 f"same run {c2c}. Ratios compare p50s.")
         self.out()
         ref = self.get("handoff", EXCLUSIVE_REF, (), 1, "p50_ns")
         best = self.best_peer("handoff", (), 1, "p50_ns", False)
@@ -344,7 +351,8 @@ class Report:
                     self.out()
 
     def targets(self):
-        """The targets of issues 3, 6 and 7, each judged from this run."""
+        """The bench targets (speed against the floor and the peers, fairness, parity with std::mutex,
+        the cost of statistics), each judged from this run."""
         res = []
 
         def add(name, met, detail):
@@ -363,7 +371,7 @@ class Report:
         keys = sorted({(k[2], k[3]) for k in self.results if k[0] == "contended"})
         misses, fair_misses, measured = [], [], 0
         for params, t in keys:
-            bs = self.best_spinwise("contended", params, t, "acq_per_s", True)
+            bs = self.best("spinwise", "contended", params, t, "acq_per_s", True)
             bp = self.best_peer("contended", params, t, "acq_per_s", True)
             if not bs or not bp:
                 continue
@@ -380,7 +388,9 @@ class Report:
         add("fairness CoV <= 0.1 where the best spinwise lock claims fairness (fifo)",
             None if not measured else not fair_misses, "; ".join(fair_misses) if fair_misses else "no violation")
 
-        def vs(lock, ref, scenario_filter):
+        def vs(lock, ref, scenario_filter, at_least=1.0, prefix=""):
+            """Contended cells of `lock` and `ref` that pass the filter: how many, and those where lock's
+            throughput is below at_least x ref's."""
             out, n = [], 0
             for params, t in keys:
                 if not scenario_filter(t):
@@ -390,8 +400,8 @@ class Report:
                 if a is None or b is None:
                     continue
                 n += 1
-                if a < b:
-                    out.append(f"{param_text(params)}, {t} thr: {fmt_ratio(a / b)}")
+                if a < at_least * b:
+                    out.append(f"{prefix}{param_text(params)}, {t} thr: {fmt_ratio(a / b)}")
             return n, out
 
         n, out = vs("hybrid_mutex", EXCLUSIVE_REF, lambda t: True)
@@ -409,29 +419,22 @@ class Report:
             None if not n else not out, f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
         for lock in ("ttas_mutex", "hybrid_mutex"):
             n, out = vs(lock, EXCLUSIVE_REF, lambda t: t == 2)
-            add(f"issue 3: {lock} >= std::mutex at 2 threads", None if not n else not out,
+            add(f"locks: {lock} >= std::mutex at 2 threads", None if not n else not out,
                 f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
-        n, out = vs("hybrid_mutex", EXCLUSIVE_REF, lambda t: self.cpus and t in (4 * self.cpus, 16 * self.cpus))
-        add("issue 3: hybrid_mutex >= std::mutex at 4x and 16x oversubscription", None if not n else not out,
+        oversub = (lambda t: self.cpus and t in (4 * self.cpus, 16 * self.cpus))
+        n, out = vs("hybrid_mutex", EXCLUSIVE_REF, oversub)
+        add("locks: hybrid_mutex >= std::mutex at 4x and 16x oversubscription", None if not n else not out,
             f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
         below = []
         n = 0
         for lock in self.locks_in("contended"):
-            if self.kind(lock) != "spinwise":
-                continue
-            for params, t in keys:
-                if not self.cpus or t not in (4 * self.cpus, 16 * self.cpus):
-                    continue
-                a = self.get("contended", lock, params, t, "acq_per_s")
-                b = self.get("contended", EXCLUSIVE_REF, params, t, "acq_per_s")
-                if a is None or b is None:
-                    continue
-                n += 1
-                if a < 0.5 * b:
-                    below.append(f"{lock} {param_text(params)}, {t} thr: {fmt_ratio(a / b)}")
-        add("issue 3: no spinwise lock below 0.5x std::mutex at 4x and 16x oversubscription",
+            if self.kind(lock) == "spinwise":
+                k, out = vs(lock, EXCLUSIVE_REF, oversub, at_least=0.5, prefix=f"{lock} ")
+                n += k
+                below += out
+        add("locks: no spinwise lock below 0.5x std::mutex at 4x and 16x oversubscription",
             None if not n else not below, "; ".join(below) if below else f"{n} checked")
-        oneway = self.get("handoff", "c2c_oneway", (), 1, "p50_ns")
+        oneway = self.oneway()
         for lock in self.locks_in("handoff", ()):
             if self.kind(lock) != "spinwise":
                 continue
@@ -446,7 +449,7 @@ class Report:
             on = self.get("uncontended", lock + "+stats", (), 1, "real_ns")
             off = self.get("uncontended", lock, (), 1, "real_ns")
             r = ratio(on, off)
-            add(f"issue 7: uncontended {lock} with statistics within 1.15x of without", None if r is None else r <= 1.15,
+            add(f"statistics: uncontended {lock} with statistics within 1.15x of without", None if r is None else r <= 1.15,
                 f"{fmt(on)} ns / {fmt(off)} ns = {fmt_ratio(r)}")
             rs = []
             for params, t in keys:
@@ -460,12 +463,12 @@ class Report:
                 detail = (f"geometric mean of {len(rs)} scenarios {fmt_ratio(geo)} of the throughput without; "
                           f"range {fmt_ratio(lo[0])} ({lo[1]}) to {fmt_ratio(hi[0])} ({hi[1]}); "
                           f"{sum(1 for x, _ in rs if x < 0.95)} scenarios below 0.95x")
-                add(f"issue 7: contended {lock} with statistics within 5% of without (geometric mean)",
+                add(f"statistics: contended {lock} with statistics within 5% of without (geometric mean)",
                     geo >= 0.95, detail)
             else:
-                add(f"issue 7: contended {lock} with statistics within 5% of without", None, "not in this run")
+                add(f"statistics: contended {lock} with statistics within 5% of without", None, "not in this run")
 
-        self.out("## Targets (issues 3, 6 and 7), judged from this run")
+        self.out("## Targets, judged from this run")
         self.out()
         self.table(["target", "result", "detail"], [[a, b, c] for a, b, c in res], text_columns=3)
 

@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Builds spinwise-bench (Release), runs it, and makes the report.
 #
-#   bench/run.sh full [OUT_DIR]    the committed results: OUT_DIR defaults to bench/results
-#   bench/run.sh quick [OUT_DIR]   every benchmark once, briefly; OUT_DIR defaults to build-bench-run/quick
+#   bench/micro/run.sh full [OUT_DIR]    the committed results: OUT_DIR defaults to bench/results
+#   bench/micro/run.sh quick [OUT_DIR]   every benchmark once, briefly; OUT_DIR defaults to build-bench-run/quick
 #
-# Extra spinwise-bench flags go in SPINWISE_BENCH_FLAGS (e.g. "--scenarios=contended").
+# Extra spinwise-bench flags go in SPINWISE_BENCH_FLAGS (e.g. "--scenarios=contended --cs-ns=100").
 # Writes OUT_DIR/run.json (Google Benchmark JSON with the machine in its context), console.txt,
 # report.md and plots/*.png. Numbers only mean something on an otherwise idle machine: the
 # script says the load average before it starts.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$(pwd)
 
 mode=${1:-}
 case $mode in
   full) out=${2:-$root/bench/results} ;;
   quick) out=${2:-$root/build-bench-run/quick} ;;
-  *) echo "usage: bench/run.sh full|quick [OUT_DIR]" >&2; exit 2 ;;
+  *) echo "usage: bench/micro/run.sh full|quick [OUT_DIR]" >&2; exit 2 ;;
 esac
 build=${SPINWISE_BENCH_BUILD:-$root/build-bench-run/release}
 
@@ -28,7 +28,7 @@ mkdir -p "$out"
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; mode $mode; results in $out"
 t0=$(date +%s)
 # shellcheck disable=SC2086  # SPINWISE_BENCH_FLAGS is a list of flags
-"$build/bench/spinwise-bench" --mode="$mode" ${SPINWISE_BENCH_FLAGS:-} \
+"$build/bench/micro/spinwise-bench" --mode="$mode" ${SPINWISE_BENCH_FLAGS:-} \
   --benchmark_out="$out/run.json" --benchmark_out_format=json | tee "$out/console.txt"
 echo "bench: $mode run took $(($(date +%s) - t0)) s"
-python3 bench/report.py "$out/run.json" --out "$out"
+python3 bench/micro/report.py "$out/run.json" --out "$out"

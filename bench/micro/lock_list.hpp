@@ -24,7 +24,7 @@
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/mcs_mutex.hpp"
-#include "spinwise/rw_spinlock.hpp"
+#include "spinwise/spin_shared_mutex.hpp"
 #include "spinwise/sx_lock.hpp"
 #include "spinwise/tas_mutex.hpp"
 #include "spinwise/ticket_mutex.hpp"
@@ -84,7 +84,7 @@ void exclusive_locks(Visitor&& v) {
   v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<no_backoff>", spinwise_lock, false});
 
-  // statistics on (issue 7's overhead: compare with the same lock without them)
+  // statistics on (their cost: compare with the same lock without them)
   v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>, spinwise::class_stats<bench_stats_class>>>,
     {"ttas_mutex+stats", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>, spinwise::class_stats<bench_stats_class>>>,
@@ -107,7 +107,7 @@ void exclusive_locks(Visitor&& v) {
 template <class Visitor>
 void shared_locks(Visitor&& v) {
   // spinwise (sx_lock: S for reads, X for writes)
-  v(as<spinwise::rw_spinlock>, {"rw_spinlock", spinwise_lock, false});
+  v(as<spinwise::spin_shared_mutex>, {"spin_shared_mutex", spinwise_lock, false});
   v(as<spinwise::hybrid_shared_mutex>, {"hybrid_shared_mutex", spinwise_lock, false});
   v(as<spinwise::sx_lock>, {"sx_lock", spinwise_lock, false});
 

@@ -3,7 +3,7 @@
 // lock_shared / unlock_shared for the shared ones) so one benchmark template drives them all.
 //
 // A peer whose library was not found at configure time is compiled out here
-// (SPINWISE_BENCH_HAVE_TBB, SPINWISE_BENCH_HAVE_ABSL); bench/lock_list.hpp says so at run time.
+// (SPINWISE_BENCH_HAVE_TBB, SPINWISE_BENCH_HAVE_ABSL); lock_list.hpp says so at run time.
 
 #include <pthread.h>
 

@@ -1,11 +1,10 @@
 #pragma once
-// What the benchmark threads do besides taking locks: calibrated busy work, per-thread
-// bookkeeping that Google Benchmark cannot give us (its counters are summed over threads, and
-// every thread runs the same number of iterations), CPU pinning, and order statistics.
+// What one contended run did, per thread, that Google Benchmark cannot tell us (its counters are
+// summed over threads, and every thread runs the same number of iterations): acquisitions, CPU
+// time and context switches, the fairness window, and the time cap that stops a run which would
+// take minutes.
 
 #include <benchmark/benchmark.h>
-#include <pthread.h>
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
@@ -15,11 +14,9 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #include "spinwise/arch.hpp"
 
@@ -27,46 +24,6 @@ namespace spinwise::bench {
 
 // Most threads a contended benchmark may use (the slots below are preallocated).
 inline constexpr int kMaxThreads = 256;
-
-// One step of a 64-bit LCG per iteration: a multiply and an add on a loop-carried dependency, so
-// the CPU cannot overlap iterations (a loop of independent work would run several per cycle and
-// make "100 ns" mean less on a wider core). DoNotOptimize keeps the compiler from folding it.
-inline std::uint64_t dependent_work(std::uint64_t x, std::uint64_t iterations) noexcept {
-  for (std::uint64_t i = 0; i < iterations; ++i) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    benchmark::DoNotOptimize(x);
-  }
-  return x;
-}
-
-// Nanoseconds per dependent_work iteration on this CPU: the fastest of 7 trials of 2^18
-// iterations (interruptions only ever add time). Set once, at start-up, before any benchmark.
-inline double& work_ns_per_iteration() noexcept {
-  static double v = 0;
-  return v;
-}
-
-inline double calibrate_work() {
-  using clock = std::chrono::steady_clock;
-  constexpr std::uint64_t kIterations = 1u << 18;
-  double best = 1e30;
-  std::uint64_t x = 1;
-  x = dependent_work(x, kIterations);  // warm-up: clock ramp, page faults
-  for (int t = 0; t < 7; ++t) {
-    const auto t0 = clock::now();
-    x = dependent_work(x, kIterations);
-    const auto t1 = clock::now();
-    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() / kIterations);
-  }
-  benchmark::DoNotOptimize(x);
-  work_ns_per_iteration() = std::max(best, 0.01);
-  return work_ns_per_iteration();
-}
-
-inline std::uint64_t iterations_for_ns(double ns) noexcept {
-  if (!(ns > 0)) return 0;
-  return static_cast<std::uint64_t>(ns / work_ns_per_iteration() + 0.5);
-}
 
 inline std::uint64_t now_ns() noexcept {
   return static_cast<std::uint64_t>(
@@ -260,60 +217,5 @@ inline void publish(benchmark::State& state, const run_record::summary& s) {
   state.counters["cpus_busy"] = Counter(s.wall_s > 0 ? s.cpu_ns * 1e-9 / s.wall_s : 0);
   state.counters["capped"] = Counter(s.capped ? 1 : 0);
 }
-
-// The CPUs this process may run on, in order.
-inline std::vector<int> allowed_cpus() {
-  std::vector<int> cpus;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
-
-// Pins the calling thread to one CPU for its lifetime and puts the old mask back on destruction
-// (Google Benchmark runs thread 0 on the main thread, which later benchmarks reuse).
-class scoped_pin {
- public:
-  explicit scoped_pin(int cpu) {
-    ok_ = pthread_getaffinity_np(pthread_self(), sizeof old_, &old_) == 0;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    ok_ = ok_ && pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
-  }
-  ~scoped_pin() {
-    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof old_, &old_);
-  }
-  scoped_pin(const scoped_pin&) = delete;
-  scoped_pin& operator=(const scoped_pin&) = delete;
-  bool ok() const noexcept { return ok_; }
-
- private:
-  cpu_set_t old_;
-  bool ok_ = false;
-};
-
-// The q-quantile (0..1) of `v` by nearest rank; reorders v.
-inline double quantile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const double rank = std::ceil(q * static_cast<double>(v.size())) - 1;
-  const auto k = static_cast<std::size_t>(std::clamp(rank, 0.0, static_cast<double>(v.size() - 1)));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
-// xorshift64: the rw benchmark's per-thread coin for read vs write. No shared state.
-struct xorshift64 {
-  std::uint64_t s;
-  std::uint64_t next() noexcept {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-};
 
 }  // namespace spinwise::bench

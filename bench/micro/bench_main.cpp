@@ -1,30 +1,26 @@
 // spinwise-bench: spinwise's locks beside std, glibc, oneTBB and abseil, in one binary, one run.
 //
-//   spinwise-bench [--mode=quick|full] [spinwise-bench flags] [Google Benchmark flags]
+//   spinwise-bench [--mode quick|full] [spinwise-bench flags] [--benchmark_* flags] [-- Google Benchmark flags]
 //
 // Every figure worth quoting is a ratio against a peer measured in the same run
-// (bench/report.py makes the tables and plots). See --help and README.md "Benchmarks".
+// (bench/micro/report.py makes the tables and plots). See --help and docs/benchmarks.md.
 
 #include <benchmark/benchmark.h>
-#include <sys/utsname.h>
+#include <gnu/libc-version.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <map>
-#include <gnu/libc-version.h>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <typeindex>
+#include <utility>
 #include <vector>
 
 #if __has_include(<sys/single_threaded.h>)
@@ -32,41 +28,50 @@
 #define SPINWISE_BENCH_HAVE_SINGLE_THREADED 1
 #endif
 
+#include "cs_loop.hpp"
 #include "lock_list.hpp"
+#include "run_record.hpp"
 #include "scenarios.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/relax_time.hpp"
-#include "workload.hpp"
+#include "spinwise/runtime/affinity.hpp"
+#include "spinwise/runtime/c2c.hpp"
+#include "spinwise/runtime/machine_info.hpp"
+#include "spinwise/version.hpp"
 
 namespace sb = spinwise::bench;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: spinwise-bench [options] [Google Benchmark options]
+constexpr const char* kDescription =
+    "spinwise-bench: measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run\n"
+    "(Google Benchmark). Every figure worth quoting is a ratio against a peer of the same run.";
 
-Measures spinwise's locks beside std, glibc, oneTBB and abseil peers in one run.
+constexpr const char* kFooter =
+    "LIST is comma-separated integers.\n"
+    "Google Benchmark's own flags pass through: any --benchmark_* flag, and everything after --. They\n"
+    "win over the mode's defaults, e.g.\n"
+    "  spinwise-bench --mode quick --benchmark_out=run.json --benchmark_out_format=json\n"
+    "  spinwise-bench --scenarios contended -- --benchmark_filter=hybrid\n"
+    "Exit codes: 0 ran (a benchmark that failed says so in its output); 2 bad command line.";
 
-  --mode=quick|full        quick: every benchmark once, at least 10 ms each (well under a minute
-                           on 2 CPUs; the smoke test; its numbers are indicative only); full
-                           (default): the whole grid, 3 repetitions in random interleaving, at
-                           least 0.3 s each (README.md "Benchmarks" says how long)
-  --scenarios=LIST         any of uncontended,handoff,contended,rw (default: all)
-  --threads=LIST           thread counts for contended and rw (default 1,2,3,4,8,16,32)
-  --cs_ns=LIST             contended: critical-section lengths in ns (quick 100; full 0,100,1000)
-  --local_ns=LIST          contended: work outside the lock in ns (quick 100; full 100,1000)
-  --rw_cs_ns=LIST          rw: critical-section lengths in ns (quick and full 100)
-  --rw_local_ns=LIST       rw: work outside the lock in ns (quick 100; full 100,1000)
-  --read_pct=LIST          read shares of the rw scenario, percent (default 50,90,99)
-  --max_run_ms=N           stop a contended, rw or handoff run's work after N ms and report what it
-                           did until then (counter capped=1): quick 250, full 3000
-  --handoff_delay_ns=N     how long the owner waits after the waiter announced itself before it
-                           releases, so the waiter is really inside lock() (default 2000)
-  --list_locks             print the locks and the peers that were compiled out, then exit
-  --help                   this text
+const std::vector<std::string> kScenarios{"uncontended", "handoff", "contended", "rw"};
 
-LIST is comma-separated integers. Any --benchmark_* flag is passed to Google Benchmark and wins
-over the mode's defaults, e.g. --benchmark_out=run.json --benchmark_out_format=json.
-)";
+// Spellings of spinwise-bench 0.1, accepted and not listed: the flags are kebab-case now, as in
+// spinwise-stress and spinwise-calibrate.
+constexpr std::pair<const char*, const char*> kOldSpellings[] = {
+    {"--cs_ns", "--cs-ns"},       {"--local_ns", "--local-ns"},     {"--rw_cs_ns", "--rw-cs-ns"},
+    {"--rw_local_ns", "--rw-local-ns"}, {"--read_pct", "--read-pct"}, {"--max_run_ms", "--max-run-ms"},
+    {"--handoff_delay_ns", "--handoff-delay-ns"}, {"--list_locks", "--list-locks"},
+};
+
+std::string respell(const std::string& arg) {
+  for (const auto& [old_name, name] : kOldSpellings) {
+    const std::string o = old_name;
+    if (arg == o || arg.rfind(o + "=", 0) == 0) return name + arg.substr(o.size());
+  }
+  return arg;
+}
 
 struct config {
   std::string mode = "full";
@@ -75,111 +80,92 @@ struct config {
   std::vector<long> read_pct{50, 90, 99};
   long handoff_delay_ns = 2000;
   long max_run_ms = 0;  // 0: the mode's default
-  std::set<std::string> scenarios{"uncontended", "handoff", "contended", "rw"};
+  std::set<std::string> scenarios{kScenarios.begin(), kScenarios.end()};
   bool list_locks = false;
+  std::vector<std::string> benchmark_flags;  // for Google Benchmark, in the order given
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
-  std::fprintf(stderr, "spinwise-bench: %s\n(run spinwise-bench --help for the options)\n", msg.c_str());
+  std::fprintf(stderr, "spinwise-bench: error: %s\n(spinwise-bench --help lists the flags)\n", msg.c_str());
   std::exit(2);
 }
 
-long parse_int(const std::string& flag, const std::string& text, long lo, long hi) {
-  errno = 0;
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || end == text.c_str() || *end != '\0' || errno != 0) {
-    usage_error(flag + ": '" + text + "' is not an integer");
-  }
-  if (v < lo || v > hi) {
-    usage_error(flag + ": " + text + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
-  }
-  return v;
-}
-
-std::vector<long> parse_list(const std::string& flag, const std::string& text, long lo, long hi) {
-  std::vector<long> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(parse_int(flag, item, lo, hi));
-  if (out.empty() || text.back() == ',') usage_error(flag + ": '" + text + "' is not a comma-separated list");
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-// Takes spinwise-bench's own flags out of argv (everything else goes to Google Benchmark, which
-// rejects what it does not know). All flags are checked before anything runs.
-config parse_flags(int& argc, char** argv, std::vector<std::string>& passthrough) {
+// Parses the command line; exits with 0 after --help or --version, with 2 on a bad flag or value.
+// Nothing has run by then: every flag is checked first.
+config parse_flags(int argc, char** argv) {
   config c;
-  bool cs_set = false, local_set = false, rw_cs_set = false, rw_local_set = false;
+  // Everything after "--" is Google Benchmark's; before it, CLI11 parses spinwise-bench's own
+  // flags and leaves the rest, which may only be --benchmark_* flags.
+  std::vector<std::string> own;
+  int i = 1;
+  for (; i < argc && std::string(argv[i]) != "--"; ++i) own.push_back(respell(argv[i]));
+  std::vector<std::string> after_dashes(argv + std::min(i + 1, argc), argv + argc);
+  std::reverse(own.begin(), own.end());  // CLI11 takes a vector in reverse order
+
+  CLI::App app{kDescription, "spinwise-bench"};
+  app.get_formatter()->column_width(30);
+  app.footer(kFooter);
+  app.allow_extras();
+  app.set_version_flag("--version", "spinwise-bench " + std::string(spinwise::kVersion));
   constexpr long kMaxNs = 10'000'000;  // 10 ms: longer is not a spin lock's business
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto eq = arg.find('=');
-    const std::string name = arg.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    auto need_value = [&] {
-      if (eq == std::string::npos) usage_error(name + " needs a value (" + name + "=...)");
-    };
-    if (name == "--help" || name == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (name == "--mode") {
-      need_value();
-      if (value != "quick" && value != "full") usage_error("--mode: '" + value + "' is not quick or full");
-      c.mode = value;
-    } else if (name == "--threads") {
-      need_value();
-      c.threads = parse_list(name, value, 1, sb::kMaxThreads);
-    } else if (name == "--cs_ns") {
-      need_value();
-      c.cs_ns = parse_list(name, value, 0, kMaxNs);
-      cs_set = true;
-    } else if (name == "--local_ns") {
-      need_value();
-      c.local_ns = parse_list(name, value, 0, kMaxNs);
-      local_set = true;
-    } else if (name == "--rw_cs_ns") {
-      need_value();
-      c.rw_cs_ns = parse_list(name, value, 0, kMaxNs);
-      rw_cs_set = true;
-    } else if (name == "--rw_local_ns") {
-      need_value();
-      c.rw_local_ns = parse_list(name, value, 0, kMaxNs);
-      rw_local_set = true;
-    } else if (name == "--read_pct") {
-      need_value();
-      c.read_pct = parse_list(name, value, 0, 100);
-    } else if (name == "--handoff_delay_ns") {
-      need_value();
-      c.handoff_delay_ns = parse_int(name, value, 0, kMaxNs);
-    } else if (name == "--max_run_ms") {
-      need_value();
-      c.max_run_ms = parse_int(name, value, 1, 600'000);
-    } else if (name == "--scenarios") {
-      need_value();
-      c.scenarios.clear();
-      std::stringstream ss(value);
-      std::string s;
-      while (std::getline(ss, s, ',')) {
-        if (s != "uncontended" && s != "handoff" && s != "contended" && s != "rw") {
-          usage_error("--scenarios: '" + s + "' is not one of uncontended, handoff, contended, rw");
-        }
-        c.scenarios.insert(s);
-      }
-      if (c.scenarios.empty()) usage_error("--scenarios: empty list");
-    } else if (name == "--list_locks") {
-      c.list_locks = true;
-    } else {
-      passthrough.push_back(arg);
-    }
+  std::vector<std::string> scenarios;
+  app.add_option("--mode", c.mode,
+                 "quick: every benchmark once, at least 10 ms each (well under a minute on 2 CPUs; the smoke "
+                 "test; its numbers are indicative only); full: the whole grid, 3 repetitions in random "
+                 "interleaving, at least 0.3 s each (docs/benchmarks.md says how long)")
+      ->check(CLI::IsMember({"quick", "full"}))
+      ->capture_default_str();
+  app.add_option("--scenarios", scenarios, "any of uncontended,handoff,contended,rw (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(kScenarios))
+      ->type_name("LIST");
+  auto list = [&](const char* name, std::vector<long>& v, long lo, long hi, const char* what) {
+    return app.add_option(name, v, what)->delimiter(',')->check(CLI::Range(lo, hi))->type_name("LIST");
+  };
+  list("--threads", c.threads, 1, sb::kMaxThreads, "thread counts for contended and rw (default 1,2,3,4,8,16,32)");
+  auto* o_cs = list("--cs-ns", c.cs_ns, 0, kMaxNs, "contended: critical-section lengths in ns (quick 100; full 0,100,1000)");
+  auto* o_local = list("--local-ns", c.local_ns, 0, kMaxNs, "contended: work outside the lock in ns (quick 100; full 100,1000)");
+  auto* o_rw_cs = list("--rw-cs-ns", c.rw_cs_ns, 0, kMaxNs, "rw: critical-section lengths in ns (quick and full 100)");
+  auto* o_rw_local = list("--rw-local-ns", c.rw_local_ns, 0, kMaxNs, "rw: work outside the lock in ns (quick 100; full 100,1000)");
+  list("--read-pct", c.read_pct, 0, 100, "read shares of the rw scenario, percent (default 50,90,99)");
+  app.add_option("--max-run-ms", c.max_run_ms,
+                 "stop a contended, rw or handoff run's work after this many ms and report what it did until "
+                 "then (counter capped=1): quick 250, full 3000")
+      ->check(CLI::Range(1L, 600'000L))
+      ->type_name("N");
+  app.add_option("--handoff-delay-ns", c.handoff_delay_ns,
+                 "how long the owner waits after the waiter announced itself before it releases, so the "
+                 "waiter is really inside lock()")
+      ->check(CLI::Range(0L, kMaxNs))
+      ->type_name("N")
+      ->capture_default_str();
+  app.add_flag("--list-locks", c.list_locks, "print the locks and the peers that were compiled out, then exit");
+
+  try {
+    app.parse(own);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) std::exit(app.exit(e));  // --help, --version
+    usage_error(e.what());
   }
-  if (!cs_set) c.cs_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{0, 100, 1000};
-  if (!local_set) c.local_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{100, 1000};
-  if (c.max_run_ms == 0) c.max_run_ms = c.mode == "quick" ? 250 : 3000;
-  if (!rw_cs_set) c.rw_cs_ns = {100};
-  if (!rw_local_set) c.rw_local_ns = c.mode == "quick" ? std::vector<long>{100} : std::vector<long>{100, 1000};
+  for (const std::string& extra : app.remaining()) {
+    if (extra.rfind("--benchmark_", 0) != 0) {
+      usage_error("'" + extra + "' is not a spinwise-bench flag (Google Benchmark's go as --benchmark_*=... or after --)");
+    }
+    c.benchmark_flags.push_back(extra);
+  }
+  c.benchmark_flags.insert(c.benchmark_flags.end(), after_dashes.begin(), after_dashes.end());
+
+  if (!scenarios.empty()) c.scenarios = {scenarios.begin(), scenarios.end()};
+  const bool quick = c.mode == "quick";
+  if (o_cs->count() == 0) c.cs_ns = quick ? std::vector<long>{100} : std::vector<long>{0, 100, 1000};
+  if (o_local->count() == 0) c.local_ns = quick ? std::vector<long>{100} : std::vector<long>{100, 1000};
+  if (o_rw_cs->count() == 0) c.rw_cs_ns = {100};
+  if (o_rw_local->count() == 0) c.rw_local_ns = quick ? std::vector<long>{100} : std::vector<long>{100, 1000};
+  if (c.max_run_ms == 0) c.max_run_ms = quick ? 250 : 3000;
+  for (auto* v : {&c.threads, &c.cs_ns, &c.local_ns, &c.rw_cs_ns, &c.rw_local_ns, &c.read_pct}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
   return c;
 }
 
@@ -189,36 +175,35 @@ std::string join(const std::vector<long>& v) {
   return s;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+// The floor under a handoff: the one-way core-to-core latency between the handoff's two CPUs, in
+// ns; -1, with the reason in bench.c2c_method, when it could not be measured.
+void add_c2c_context() {
+  std::string one_way = "-1", method;
+  int a = 0, b = 0;
+  if (!sb::handoff_cpus(a, b)) {
+    method = "not measured: needs two CPUs";
+  } else {
+    spinwise::c2c_options o;
+    o.cpus = {a, b};
+    const spinwise::c2c_result r = spinwise::measure_c2c(o);
+    if (r.errors.empty() && r.at(0, 1) > 0) {
+      one_way = std::to_string(r.at(0, 1));
+      method = "cpus " + std::to_string(a) + "," + std::to_string(b) + ": " + r.method;
+    } else {
+      method = "not measured: " + (r.errors.empty() ? std::string("no result") : r.errors.front());
     }
   }
-  return "unknown";
-}
-
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("gcc ") + __VERSION__;
-#else
-  return "unknown";
-#endif
+  benchmark::AddCustomContext("bench.c2c_oneway_ns", one_way);
+  benchmark::AddCustomContext("bench.c2c_method", method);
 }
 
 // Everything a reader of the JSON needs to know what was measured where.
 void add_context(const config& c, int argc, char** argv, const std::vector<std::string>& catalogue) {
-  struct utsname u {};
-  uname(&u);
-  benchmark::AddCustomContext("machine.cpu_model", cpu_model());
-  benchmark::AddCustomContext("machine.cpus_allowed", std::to_string(sb::allowed_cpus().size()));
-  benchmark::AddCustomContext("machine.kernel", std::string(u.sysname) + " " + u.release + " " + u.machine);
-  benchmark::AddCustomContext("machine.compiler", compiler());
+  const spinwise::machine_info m = spinwise::detect_machine();
+  benchmark::AddCustomContext("machine.cpu_model", m.cpu_model.empty() ? "unknown" : m.cpu_model);
+  benchmark::AddCustomContext("machine.cpus_allowed", std::to_string(spinwise::runtime::allowed_cpus().size()));
+  benchmark::AddCustomContext("machine.kernel", m.kernel + " " + spinwise::runtime::kernel_machine());
+  benchmark::AddCustomContext("machine.compiler", spinwise::runtime::compiler_id());
   benchmark::AddCustomContext("machine.glibc", gnu_get_libc_version());
   benchmark::AddCustomContext("spinwise.backend", std::string(spinwise::backend_name()));
   benchmark::AddCustomContext("spinwise.relax", std::string(spinwise::to_string(spinwise::active_relax())));
@@ -248,6 +233,7 @@ void add_context(const config& c, int argc, char** argv, const std::vector<std::
     const auto eq = entry.find('=');
     benchmark::AddCustomContext("lock." + entry.substr(0, eq), entry.substr(eq + 1));
   }
+  if (c.scenarios.count("handoff") != 0) add_c2c_context();
 }
 
 // Registers every benchmark of the selected scenarios; returns the lock catalogue (name=kind[,fifo]).
@@ -283,10 +269,6 @@ std::vector<std::string> register_all(const config& c) {
   if (unc) {
     single(benchmark::RegisterBenchmark("uncontended/xchg_floor", sb::run_uncontended<sb::xchg_floor>));
     note({"xchg_floor", sb::lock_kind::floor, false});
-  }
-  if (hand) {
-    benchmark::RegisterBenchmark("handoff/c2c_oneway", sb::run_c2c)->UseRealTime();
-    note({"c2c_oneway", sb::lock_kind::floor, false});
   }
 
   std::map<std::type_index, std::string> seen_x;
@@ -354,8 +336,7 @@ std::vector<std::string> register_all(const config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> passthrough;
-  const config c = parse_flags(argc, argv, passthrough);
+  const config c = parse_flags(argc, argv);
 
 #if SPINWISE_BENCH_HAVE_ABSL
   // Debian's abseil may be built without NDEBUG, which turns on deadlock detection: a lock-order
@@ -370,7 +351,6 @@ int main(int argc, char** argv) {
   sb::calibrate_work();
   sb::run_cap() = std::chrono::milliseconds(c.max_run_ms);
   (void)spinwise::relax_ns_here();
-  (void)spinwise::counter_frequency();
 
   // The mode's defaults first, so any --benchmark_* flag the user gives overrides them.
   std::vector<std::string> args{argv[0]};
@@ -384,7 +364,7 @@ int main(int argc, char** argv) {
     args.emplace_back("--benchmark_repetitions=3");
     args.emplace_back("--benchmark_enable_random_interleaving=true");
   }
-  args.insert(args.end(), passthrough.begin(), passthrough.end());
+  args.insert(args.end(), c.benchmark_flags.begin(), c.benchmark_flags.end());
   std::vector<char*> gb_argv;
   for (auto& a : args) gb_argv.push_back(a.data());
   gb_argv.push_back(nullptr);
@@ -397,7 +377,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   // Google Benchmark does not create the folder of --benchmark_out; a full run writes into a new one.
-  for (const auto& a : passthrough) {
+  for (const auto& a : c.benchmark_flags) {
     const std::string flag = "--benchmark_out=";
     if (a.rfind(flag, 0) != 0) continue;
     const std::filesystem::path dir = std::filesystem::path(a.substr(flag.size())).parent_path();
