@@ -1,8 +1,5 @@
 #include "spinwise/runtime/c2c.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,6 +12,9 @@
 #endif
 
 #include "spinwise/arch.hpp"
+#include "spinwise/runtime/affinity.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
+#include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise {
 namespace {
@@ -23,13 +23,6 @@ namespace {
 struct alignas(kCacheLinePad) line {
   std::atomic<std::uint64_t> v{0};
 };
-
-bool pin_self(int cpu) {
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  CPU_SET(cpu, &s);
-  return pthread_setaffinity_np(pthread_self(), sizeof(s), &s) == 0;
-}
 
 // Where the line lives: on CPU a's NUMA node when libnuma works, else the heap.
 class line_memory {
@@ -80,7 +73,7 @@ double one_run(int b, line& l, std::uint32_t round_trips, std::uint32_t timeout_
   alignas(kCacheLinePad) std::atomic<bool> abort{false};
   l.v.store(0, std::memory_order_relaxed);
   std::thread helper([&] {
-    if (!pin_self(b)) {
+    if (!runtime::pin_to(b)) {
       ready.store(-1, std::memory_order_release);
       return;
     }
@@ -120,7 +113,7 @@ double one_run(int b, line& l, std::uint32_t round_trips, std::uint32_t timeout_
     if (timed_out) {
       why = "timed out after " + std::to_string(timeout_ms) + " ms (are both CPUs really running?)";
     } else {
-      result = static_cast<double>(c1 - c0) / round_trips;
+      result = runtime::ticks_per_op(c0, c1, 0.0, round_trips);
     }
   } else {
     why = r < 0 ? "could not pin the helper thread to cpu " + std::to_string(b) : "helper thread did not start";
@@ -128,17 +121,6 @@ double one_run(int b, line& l, std::uint32_t round_trips, std::uint32_t timeout_
   abort.store(true, std::memory_order_relaxed);
   helper.join();
   return result;
-}
-
-std::vector<int> allowed_cpus() {
-  std::vector<int> out;
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  if (sched_getaffinity(0, sizeof(s), &s) != 0) return out;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &s)) out.push_back(c);
-  }
-  return out;
 }
 
 }  // namespace
@@ -160,8 +142,7 @@ c2c_result c2c_matrix(const std::vector<int>& cpus, double ns_per_tick, const c2
         res.errors.push_back("cpus " + std::to_string(a) + "-" + std::to_string(b) + ": " + why);
         continue;
       }
-      std::sort(runs.begin(), runs.end());
-      const double one_way = runs[runs.size() / 2] * ns_per_tick / 2.0;
+      const double one_way = runtime::median(std::move(runs)) * ns_per_tick / 2.0;
       res.one_way_ns[i * n + j] = one_way;
       res.one_way_ns[j * n + i] = one_way;
     }
@@ -172,15 +153,13 @@ c2c_result c2c_matrix(const std::vector<int>& cpus, double ns_per_tick, const c2
 }  // namespace detail
 
 c2c_result measure_c2c(const c2c_options& opt) {
-  cpu_set_t saved;
-  CPU_ZERO(&saved);
-  const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
+  runtime::scoped_pin pin;  // puts the caller's mask back
   const std::uint32_t samples = std::max<std::uint32_t>(1, opt.samples);
   const std::uint32_t trips = std::max<std::uint32_t>(1, opt.round_trips);
   bool any_numa = false;
   const auto measure_pair = [&](int a, int b, std::string& why) {
     std::vector<double> runs;
-    if (!pin_self(a)) {
+    if (!pin.pin(a)) {
       why = "cannot pin to cpu " + std::to_string(a);
       return runs;
     }
@@ -192,10 +171,9 @@ c2c_result measure_c2c(const c2c_options& opt) {
     }
     return runs;
   };
-  const double ns_per_tick = 1e9 / static_cast<double>(counter_frequency());
+  const double ns_per_tick = runtime::ticks_to_ns(1.0, counter_frequency());
   c2c_result res =
-      detail::c2c_matrix(opt.cpus.empty() ? allowed_cpus() : opt.cpus, ns_per_tick, measure_pair);
-  if (have_saved) pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+      detail::c2c_matrix(opt.cpus.empty() ? runtime::allowed_cpus() : opt.cpus, ns_per_tick, measure_pair);
   res.method = "store/load ping-pong on one cache line (no relax in the waits), one-way = round trip / 2, median of " +
                std::to_string(samples) + " runs of " + std::to_string(trips) + " round trips; line allocated " +
                (any_numa ? "with libnuma on the first CPU's node" : "on the heap (no libnuma)");

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "enum_names.hpp"
 #include "spinwise/arch.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
 
 namespace spinwise {
 namespace {
@@ -55,31 +57,12 @@ SPINWISE_CHAIN_ATTRS std::int64_t add_xor_chain(const volatile std::int64_t* one
 
 #undef SPINWISE_CHAIN_ATTRS
 
-double counter_pair_overhead() {
-  std::uint64_t best = ~std::uint64_t{0};
-  for (int i = 0; i < 32; ++i) {
-    const std::uint64_t a = read_counter();
-    const std::uint64_t b = read_counter();
-    best = std::min(best, b - a);
-  }
-  return static_cast<double>(best);
-}
-
 }  // namespace
 
-std::string_view to_string(cycles_source s) noexcept {
-  const auto i = static_cast<std::size_t>(s);
-  return i < std::size(kCyclesSourceNames) ? kCyclesSourceNames[i] : std::string_view("unknown");
-}
+std::string_view to_string(cycles_source s) noexcept { return detail::enum_name(kCyclesSourceNames, s); }
 
 bool parse_cycles_source(std::string_view text, cycles_source& out) noexcept {
-  for (std::size_t i = 0; i < std::size(kCyclesSourceNames); ++i) {
-    if (kCyclesSourceNames[i] == text) {
-      out = static_cast<cycles_source>(i);
-      return true;
-    }
-  }
-  return false;
+  return detail::parse_enum_name(kCyclesSourceNames, text, out);
 }
 
 // --- perf_event ---------------------------------------------------------------------------
@@ -153,8 +136,8 @@ bool perf_cycle_counter::read(std::uint64_t& cycles) const noexcept {
 core_clock_estimate estimate_core_clock(std::uint32_t trials, std::uint32_t adds_per_trial) {
   if (trials == 0) return {};
   const std::uint32_t blocks = std::max<std::uint32_t>(1, adds_per_trial / 16);
-  const double adds = 16.0 * blocks;
-  const double overhead = counter_pair_overhead();
+  const std::uint32_t adds = 16 * blocks;
+  const double overhead = runtime::counter_read_overhead(32);
   volatile std::int64_t sink = 0;
   sink = sink + add_chain(&g_one, blocks);  // warm-up: fault in the code, settle the branch predictor
 
@@ -163,14 +146,9 @@ core_clock_estimate estimate_core_clock(std::uint32_t trials, std::uint32_t adds
   per_step2.reserve(trials);
   for (std::uint32_t t = 0; t < trials; ++t) {
     // Interleaved, so a clock change affects both chains alike.
-    std::uint64_t c0 = read_counter();
-    sink = sink + add_chain(&g_one, blocks);
-    std::uint64_t c1 = read_counter();
-    per_add.push_back(std::max(0.0, static_cast<double>(c1 - c0) - overhead) / adds);
-    c0 = read_counter();
-    sink = sink + add_xor_chain(&g_one, &g_zero, blocks);
-    c1 = read_counter();
-    per_step2.push_back(std::max(0.0, static_cast<double>(c1 - c0) - overhead) / adds);
+    per_add.push_back(runtime::time_trial(adds, overhead, [&] { sink = sink + add_chain(&g_one, blocks); }));
+    per_step2.push_back(
+        runtime::time_trial(adds, overhead, [&] { sink = sink + add_xor_chain(&g_one, &g_zero, blocks); }));
   }
   return detail::core_clock_from_trials(per_add, per_step2, counter_frequency());
 }

@@ -3,52 +3,32 @@
 #include <algorithm>
 #include <cmath>
 
+#include "enum_names.hpp"
+#include "spinwise/runtime/order_stats.hpp"
+
 namespace spinwise {
 namespace {
 
 constexpr std::string_view kStabilityNames[] = {"stable", "noisy", "bimodal", "drifting", "insufficient"};
 
-// Nearest-rank quantile of a sorted, non-empty sample.
-double quantile(const std::vector<double>& sorted, double q) {
-  const auto idx = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5);
-  return sorted[std::min(idx, sorted.size() - 1)];
-}
-
-double median_of(const std::vector<double>& sorted, std::size_t begin, std::size_t end) {
-  const std::size_t n = end - begin;
-  const std::size_t mid = begin + n / 2;
-  return n % 2 == 1 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
-}
-
 }  // namespace
 
-std::string_view to_string(stability s) noexcept {
-  const auto i = static_cast<std::size_t>(s);
-  return i < std::size(kStabilityNames) ? kStabilityNames[i] : std::string_view("unknown");
-}
+std::string_view to_string(stability s) noexcept { return detail::enum_name(kStabilityNames, s); }
 
 bool parse_stability(std::string_view text, stability& out) noexcept {
-  for (std::size_t i = 0; i < std::size(kStabilityNames); ++i) {
-    if (kStabilityNames[i] == text) {
-      out = static_cast<stability>(i);
-      return true;
-    }
-  }
-  return false;
+  return detail::parse_enum_name(kStabilityNames, text, out);
 }
 
-sample_summary summarize(std::vector<double> samples, const stability_limits& limits) {
-  samples.erase(std::remove_if(samples.begin(), samples.end(), [](double v) { return !std::isfinite(v); }),
-                samples.end());
+sample_summary summarize(std::vector<double> values, const stability_limits& limits) {
+  const std::vector<double> samples = runtime::sorted_sample(std::move(values));
   sample_summary s;
   s.n = static_cast<std::uint32_t>(samples.size());
   if (samples.empty()) return s;
-  std::sort(samples.begin(), samples.end());
   s.min = samples.front();
   s.max = samples.back();
-  s.p10 = quantile(samples, 0.10);
-  s.median = quantile(samples, 0.50);
-  s.p90 = quantile(samples, 0.90);
+  s.p10 = runtime::quantile_sorted(samples, 0.10);
+  s.median = runtime::median_sorted(samples);
+  s.p90 = runtime::quantile_sorted(samples, 0.90);
   s.spread = s.median > 0 ? (s.p90 - s.p10) / s.median : 0.0;
   if (samples.size() < 5) {
     s.status = stability::insufficient;
@@ -73,8 +53,8 @@ sample_summary summarize(std::vector<double> samples, const stability_limits& li
   }
   if (best_gap > limits.bimodal_gap) {
     s.status = stability::bimodal;
-    s.low_mode = median_of(samples, 0, cut);
-    s.high_mode = median_of(samples, cut, n);
+    s.low_mode = runtime::median_sorted(samples.data(), cut);
+    s.high_mode = runtime::median_sorted(samples.data() + cut, n - cut);
     s.high_share = static_cast<double>(n - cut) / static_cast<double>(n);
     return s;
   }

@@ -6,8 +6,13 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "spinwise/arch.hpp"
 
 namespace spinwise {
 namespace {
@@ -15,29 +20,19 @@ namespace {
 std::mutex g_baseline_mu;
 std::map<std::string, lock_stats_totals> g_baseline;  // guarded by g_baseline_mu
 
-void subtract(lock_stats_totals& a, const lock_stats_totals& b) {
-  a.acquisitions -= b.acquisitions;  // unsigned: modulo 2^64
-  a.contended -= b.contended;
-  a.rounds -= b.rounds;
-  a.relaxes -= b.relaxes;
-  a.spin_ticks -= b.spin_ticks;
-  a.yields -= b.yields;
-  a.parks -= b.parks;
-  a.wait_ticks -= b.wait_ticks;
-  for (std::size_t i = 0; i < kWaitHistogramBuckets; ++i) a.histogram[i] -= b.histogram[i];
+// a = op(a, b) for every counter of the table and every histogram bucket.
+template <class Op>
+void combine(lock_stats_totals& a, const lock_stats_totals& b, Op op) {
+  for (const lock_stats_counter& c : kLockStatsCounters) a.*c.total = op(a.*c.total, b.*c.total);
+  for (std::size_t i = 0; i < kWaitHistogramBuckets; ++i) a.histogram[i] = op(a.histogram[i], b.histogram[i]);
 }
 
+// Unsigned: modulo 2^64, so a counter that wrapped in between still gives the true difference.
+void subtract(lock_stats_totals& a, const lock_stats_totals& b) { combine(a, b, std::minus<>()); }
+
 void add(lock_stats_totals& a, const lock_stats_totals& b) {
-  a.acquisitions += b.acquisitions;
-  a.contended += b.contended;
-  a.rounds += b.rounds;
-  a.relaxes += b.relaxes;
-  a.spin_ticks += b.spin_ticks;
-  a.yields += b.yields;
-  a.parks += b.parks;
-  a.wait_ticks += b.wait_ticks;
+  combine(a, b, std::plus<>());
   a.max_wait_ticks = std::max(a.max_wait_ticks, b.max_wait_ticks);
-  for (std::size_t i = 0; i < kWaitHistogramBuckets; ++i) a.histogram[i] += b.histogram[i];
 }
 
 double process_cpu_seconds() {
@@ -70,24 +65,6 @@ double histogram_quantile_ticks(const lock_stats_totals& t, double q) {
   return bucket_upper_ticks(kWaitHistogramBuckets - 1);
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -100,6 +77,18 @@ std::string human_ns(double ns) {
   if (ns >= 1e6) return fmt("%.2f ms", ns / 1e6);
   if (ns >= 1e3) return fmt("%.2f us", ns / 1e3);
   return fmt("%.0f ns", ns);
+}
+
+// The counters the SEMAPHORES lines print, as counts or as times. The text lists any other counter
+// of the table on a line of its own after them, so a counter added to the table is in the text.
+constexpr std::uint64_t lock_stats_totals::*kSemaphoreCounters[] = {
+    &lock_stats_totals::contended,    &lock_stats_totals::rounds,    &lock_stats_totals::parks,
+    &lock_stats_totals::yields,       &lock_stats_totals::relaxes,   &lock_stats_totals::spin_ticks,
+    &lock_stats_totals::acquisitions, &lock_stats_totals::wait_ticks};
+
+bool in_semaphore_lines(std::uint64_t lock_stats_totals::*counter) {
+  return std::find(std::begin(kSemaphoreCounters), std::end(kSemaphoreCounters), counter) !=
+         std::end(kSemaphoreCounters);
 }
 
 }  // namespace
@@ -199,41 +188,40 @@ std::string format_stats_text(const stats_snapshot& s) {
                   human_ns(m.mean_wait_ns).c_str(), human_ns(m.max_wait_ns).c_str(), human_ns(m.p50_wait_ns).c_str(),
                   human_ns(m.p99_wait_ns).c_str());
     out += line;
+    std::string others;
+    for (const lock_stats_counter& k : kLockStatsCounters) {
+      if (in_semaphore_lines(k.total)) continue;
+      others += (others.empty() ? "  Other counters: " : ", ") + std::string(k.key) + " " +
+                std::to_string(t.*k.total);
+    }
+    if (!others.empty()) out += others + "\n";
   }
   return out;
 }
 
 std::string format_stats_json(const stats_snapshot& s) {
-  std::string out = "{\"schema\":\"spinwise.lock_stats\",\"version\":1";
-  out += ",\"wall_seconds\":" + fmt("%.6f", s.wall_seconds);
-  out += ",\"process_cpu_seconds\":" + fmt("%.6f", s.process_cpu_seconds);
-  out += ",\"counter_hz\":" + std::to_string(s.counter_hz) + ",\"classes\":[";
-  bool first = true;
+  using json = nlohmann::ordered_json;
+  json doc;
+  doc["format"] = std::string(kStatsFormat);
+  doc["version"] = kStatsFormatVersion;
+  doc["wall_seconds"] = s.wall_seconds;
+  doc["process_cpu_seconds"] = s.process_cpu_seconds;
+  doc["counter_hz"] = s.counter_hz;
+  json classes = json::array();
   for (const lock_class_stats& c : s.classes) {
     const lock_stats_totals& t = c.totals;
     const lock_class_summary m = summarize(s, c);
-    out += first ? "{" : ",{";
-    first = false;
-    out += "\"name\":" + json_string(c.name);
-    const std::pair<const char*, std::uint64_t> counters[] = {
-        {"acquisitions", t.acquisitions}, {"contended", t.contended},     {"spin_rounds", t.rounds},
-        {"relaxes", t.relaxes},           {"spin_ticks", t.spin_ticks},   {"yields", t.yields},
-        {"os_waits", t.parks},            {"wait_ticks", t.wait_ticks},   {"max_wait_ticks", t.max_wait_ticks}};
-    for (const auto& [k, v] : counters) out += std::string(",\"") + k + "\":" + std::to_string(v);
-    const std::pair<const char*, double> derived[] = {
-        {"spin_rounds_per_wait", m.spin_rounds_per_wait}, {"contended_share", m.contended_share},
-        {"spin_ns", m.spin_ns},                           {"spin_cpu_share", m.spin_cpu_share},
-        {"wait_ns", m.wait_ns},                           {"mean_wait_ns", m.mean_wait_ns},
-        {"max_wait_ns", m.max_wait_ns},                   {"p50_wait_ns_upper", m.p50_wait_ns},
-        {"p99_wait_ns_upper", m.p99_wait_ns}};
-    for (const auto& [k, v] : derived) out += std::string(",\"") + k + "\":" + fmt("%.6g", v);
-    out += ",\"wait_histogram_log2_ticks\":[";
-    for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b) {
-      out += (b ? "," : "") + std::to_string(t.histogram[b]);
-    }
-    out += "]}";
+    json j;
+    j["name"] = c.name;
+    for (const lock_stats_counter& k : kLockStatsCounters) j[std::string(k.key)] = t.*k.total;
+    j["max_wait_ticks"] = t.max_wait_ticks;
+    for (const lock_class_figure& f : kLockClassFigures) j[std::string(f.key)] = m.*f.value;
+    j["wait_histogram_log2_ticks"] = t.histogram;
+    classes.push_back(std::move(j));
   }
-  return out + "]}";
+  doc["classes"] = std::move(classes);
+  // A class name is any bytes the engine chose: invalid UTF-8 is replaced (U+FFFD), not thrown.
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace spinwise

@@ -1,7 +1,5 @@
 // Core-to-core latency: the matrix made of the runs, the real measurement, the restored affinity.
 #include <gtest/gtest.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,22 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/c2c.hpp"
 
 namespace sw = spinwise;
+using spinwise::runtime::allowed_cpus;
 
 namespace {
-
-std::vector<int> my_cpus() {
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  std::vector<int> out;
-  pthread_getaffinity_np(pthread_self(), sizeof(s), &s);
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &s)) out.push_back(c);
-  }
-  return out;
-}
 
 double scale() {
   const char* s = std::getenv("SPINWISE_TEST_SCALE");
@@ -86,7 +75,7 @@ TEST(C2c, EachCellIsItsOwnPairsMedianRunHalved) {
 // The real measurement on two CPUs: it runs, restores the caller's affinity and fills the pair
 // (values are not checked beyond being a latency: timings are not asserted here).
 TEST(C2c, RealPairIsMeasuredAndAffinityRestored) {
-  const std::vector<int> before = my_cpus();
+  const std::vector<int> before = allowed_cpus();
   if (before.size() < 2) GTEST_SKIP() << "needs two CPUs";
   sw::c2c_options o;
   o.cpus = {before[0], before[1]};
@@ -94,7 +83,7 @@ TEST(C2c, RealPairIsMeasuredAndAffinityRestored) {
   o.samples = 3;
   o.timeout_ms = 2000;
   const sw::c2c_result r = sw::measure_c2c(o);
-  EXPECT_EQ(my_cpus(), before) << "affinity not restored";
+  EXPECT_EQ(allowed_cpus(), before) << "affinity not restored";
   ASSERT_EQ(r.cpus, o.cpus);
   ASSERT_EQ(r.one_way_ns.size(), 4u);
   EXPECT_LT(r.at(0, 0), 0);
@@ -111,7 +100,7 @@ TEST(C2c, RealPairIsMeasuredAndAffinityRestored) {
 }
 
 TEST(C2c, OneCpuHasNothingToMeasure) {
-  const std::vector<int> cpus = my_cpus();
+  const std::vector<int> cpus = allowed_cpus();
   sw::c2c_options o;
   o.cpus = {cpus[0]};
   const sw::c2c_result r = sw::measure_c2c(o);

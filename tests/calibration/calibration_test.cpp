@@ -1,8 +1,6 @@
 // Calibration: option checks, a real (quick) run over every CPU, the perf-unavailable path forced
 // on purpose, the units quick and full runs report in, and the recommendation arithmetic.
 #include <gtest/gtest.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -11,23 +9,15 @@
 #include <vector>
 
 #include "spinwise/relax_time.hpp"
+#include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/calibration.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
 #include "spinwise/runtime/relax_cost.hpp"
 
 namespace sw = spinwise;
+using spinwise::runtime::allowed_cpus;
 
 namespace {
-
-std::vector<int> my_cpus() {
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  std::vector<int> out;
-  if (pthread_getaffinity_np(pthread_self(), sizeof(s), &s) != 0) return out;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &s)) out.push_back(c);
-  }
-  return out;
-}
 
 std::vector<sw::relax_kind> supported() {
   std::vector<sw::relax_kind> out;
@@ -96,7 +86,7 @@ TEST(CalibrationOptions, BadRequestsAreRefusedWithAReason) {
 // Guards against a CPU or a relax kind missing from the result, against figures without their
 // source, and against calibration leaving the caller pinned to the last CPU it measured.
 TEST(Calibration, QuickRunCoversEveryCpuAndKind) {
-  const std::vector<int> before = my_cpus();
+  const std::vector<int> before = allowed_cpus();
   sw::calibration_options o;
   o.quick = true;
   std::size_t progress_calls = 0;
@@ -107,7 +97,7 @@ TEST(Calibration, QuickRunCoversEveryCpuAndKind) {
   sw::calibration_result r;
   std::string why;
   ASSERT_TRUE(sw::calibrate(o, r, &why)) << why;
-  EXPECT_EQ(my_cpus(), before) << "affinity not restored";
+  EXPECT_EQ(allowed_cpus(), before) << "affinity not restored";
   const std::vector<sw::relax_kind> kinds = supported();
   ASSERT_EQ(r.cpus.size(), before.size());
   EXPECT_EQ(progress_calls, before.size() * kinds.size());
@@ -145,7 +135,7 @@ TEST(Calibration, QuickRunCoversEveryCpuAndKind) {
 TEST(Calibration, PerfUnavailableFallsBackToTheEstimate) {
   sw::calibration_options o;
   o.quick = true;
-  o.cpus = {my_cpus().front()};
+  o.cpus = {allowed_cpus().front()};
   o.cycles = sw::cycles_source::estimate;
   sw::calibration_result r;
   std::string why;
@@ -180,13 +170,13 @@ TEST(Calibration, PerfUnavailableFallsBackToTheEstimate) {
 // so the expected figures are exact.
 TEST(Calibration, TrialTicksArePerRelaxNetOfTheCounterReads) {
   // 200 relaxes of 13 ticks, timed by reads that cost 30 ticks themselves.
-  EXPECT_DOUBLE_EQ(sw::detail::ticks_per_relax(1'000'000, 1'000'000 + 30 + 200 * 13, 30.0, 200), 13.0);
-  EXPECT_DOUBLE_EQ(sw::detail::ticks_per_relax(5, 5 + 64, 0.0, 16), 4.0);
+  EXPECT_DOUBLE_EQ(sw::runtime::ticks_per_op(1'000'000, 1'000'000 + 30 + 200 * 13, 30.0, 200), 13.0);
+  EXPECT_DOUBLE_EQ(sw::runtime::ticks_per_op(5, 5 + 64, 0.0, 16), 4.0);
   // A trial shorter than the reads' floor (a cheap kind, a lucky pair of reads) is 0, not negative.
-  EXPECT_DOUBLE_EQ(sw::detail::ticks_per_relax(100, 120, 30.0, 16), 0.0);
-  EXPECT_DOUBLE_EQ(sw::detail::ticks_to_ns(23.0, 2'300'000'000), 10.0);  // 2.3 GHz TSC
-  EXPECT_DOUBLE_EQ(sw::detail::ticks_to_ns(3.0, 1'000'000'000), 3.0);
-  EXPECT_DOUBLE_EQ(sw::detail::ticks_to_ns(24.0, 24'000'000), 1000.0);  // aarch64's 24 MHz CNTVCT
+  EXPECT_DOUBLE_EQ(sw::runtime::ticks_per_op(100, 120, 30.0, 16), 0.0);
+  EXPECT_DOUBLE_EQ(sw::runtime::ticks_to_ns(23.0, 2'300'000'000), 10.0);  // 2.3 GHz TSC
+  EXPECT_DOUBLE_EQ(sw::runtime::ticks_to_ns(3.0, 1'000'000'000), 3.0);
+  EXPECT_DOUBLE_EQ(sw::runtime::ticks_to_ns(24.0, 24'000'000), 1000.0);  // aarch64's 24 MHz CNTVCT
 }
 
 // The same through a real quick and a real full calibration: each reports its ns as its ticks per
@@ -195,7 +185,7 @@ TEST(Calibration, TrialTicksArePerRelaxNetOfTheCounterReads) {
 // ns. Only the arithmetic between reported figures is checked, never how long a relax took (that
 // varies with the machine's load); the two runs are not compared with each other.
 TEST(Calibration, QuickAndFullReportTheirTicksInTheSameUnits) {
-  const int cpu = my_cpus().front();
+  const int cpu = allowed_cpus().front();
   const sw::relax_kind kind = sw::default_relax();
   const double counter_hz = static_cast<double>(sw::counter_frequency());
 

@@ -1,8 +1,6 @@
 // Profiles: the round trip, each kind of bad profile (with nothing applied), and the
 // SPINWISE_PROFILE start-up path engines use.
 #include <gtest/gtest.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "spinwise/relax_time.hpp"
+#include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/profile.hpp"
 #include "test_util.hpp"
 
@@ -114,24 +113,15 @@ state snapshot() { return {sw::relax_ns_installed(), sw::relax_ns_here(), sw::co
 // Pins the test thread to one CPU so relax_ns_here() reads a known table entry.
 class pin_first_cpu {
  public:
-  pin_first_cpu() {
-    pthread_getaffinity_np(pthread_self(), sizeof(saved_), &saved_);
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &saved_)) {
-        cpu = c;
-        break;
-      }
-    }
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-  }
-  ~pin_first_cpu() { pthread_setaffinity_np(pthread_self(), sizeof(saved_), &saved_); }
-  int cpu = 0;
+  pin_first_cpu() : cpu(first_allowed()), pin_(cpu) {}
+  const int cpu;
 
  private:
-  cpu_set_t saved_{};
+  static int first_allowed() {
+    const std::vector<int> cpus = sw::runtime::allowed_cpus();
+    return cpus.empty() ? 0 : cpus.front();
+  }
+  sw::runtime::scoped_pin pin_;
 };
 
 class Profile : public ::testing::Test {

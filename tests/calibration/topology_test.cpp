@@ -123,7 +123,7 @@ TEST(HwlocTopology, RegisteredKindsGroupTheCalibration) {
 
   sw::calibration_result r;
   r.topo = t;
-  // P-cores pause ~3x longer than E-cores (Raptor Lake, perf.md §1.1).
+  // P-cores pause ~3x longer than E-cores (Raptor Lake, as in topology.hpp).
   for (int cpu : {0, 1, 5, 15}) r.cpus.push_back(fake_cpu(cpu, t.kind_of(cpu), 90.0 + cpu * 0.1));
   for (int cpu : {16, 30}) r.cpus.push_back(fake_cpu(cpu, t.kind_of(cpu), 30.0 + (cpu - 16) * 0.1));
   sw::summarize_kinds(r);

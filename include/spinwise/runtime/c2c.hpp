@@ -6,7 +6,8 @@
 // half a round trip (one-way latency), median of `samples` runs of `round_trips` each. The line
 // is allocated on the NUMA node of CPU a with libnuma when spinwise was built with it (so a pair
 // on different nodes pays the remote transfer the way a lock word on a's node would), else on the
-// heap. On the reference 2-vCPU Emerald Rapids VM this is 61-64 ns (perf.md §4.2).
+// heap. The same figure for many CPUs, measured with a CAS ping-pong, is published by
+// https://github.com/nviennot/core-to-core-latency: tens of ns within a socket, more across.
 //
 // The waits spin without a relax instruction (a relax would add its own latency to the figure),
 // and give up after `timeout_ms` per run: two vCPUs that are not both running (an oversubscribed

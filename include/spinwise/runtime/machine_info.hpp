@@ -5,6 +5,10 @@
 // and spinwise backend. Kernel, virtualization and container are recorded because they explain
 // odd numbers (a VM's PAUSE-loop exiting, a container's CPU quota) but do not make a profile
 // belong to another machine.
+//
+// This is spinwise's one machine description: spinwise-calibrate's profile, and the reports of
+// spinwise-bench and spinwise-stress, name the machine with it (the last three functions below
+// complete a report's header and are internal to those tools).
 
 #include <cstdint>
 #include <string>
@@ -31,5 +35,16 @@ machine_info detect_machine();
 // Why `profile` is not for `here` ("" when it is): arch, CPU model and id, CPU count, and the
 // counter rate within 2% (a re-measured TSC rate moves by well under 0.1%).
 std::string machine_mismatch(const machine_info& profile, const machine_info& here);
+
+namespace runtime {
+
+// uname's machine field: "x86_64", "aarch64"; "" when uname fails.
+std::string kernel_machine();
+// The compiler spinwise::runtime was built with: "gcc 13.2.0", "clang 17.0.6 (...)".
+std::string compiler_id();
+// Now, in UTC, ISO 8601 to the second: "2025-01-31T12:00:00Z".
+std::string utc_now();
+
+}  // namespace runtime
 
 }  // namespace spinwise

@@ -47,19 +47,8 @@ struct relax_cost {
 
 // Measures `opt.kind` on the current CPU. A kind this CPU cannot issue returns a result with
 // trials == 0 rather than executing an illegal instruction. The caller pins the thread.
+// This is spinwise's one relax measurement: the full and the quick calibration and the stress
+// tool's native relax all come from it. Trials are timed with counter_timing.hpp.
 relax_cost measure_relax_cost(const relax_cost_options& opt = {});
-
-namespace detail {
-
-// One trial of `relaxes` relaxes timed from counter reading c0 to c1, in counter ticks per relax:
-// the reads' own cost (`overhead_ticks`) taken off, never below zero.
-double ticks_per_relax(std::uint64_t c0, std::uint64_t c1, double overhead_ticks,
-                       std::uint32_t relaxes) noexcept;
-
-// Counter ticks as nanoseconds at a counter of `counter_hz`: the one conversion of every ns figure
-// of a calibration (quick or full).
-double ticks_to_ns(double ticks, std::uint64_t counter_hz) noexcept;
-
-}  // namespace detail
 
 }  // namespace spinwise

@@ -37,7 +37,7 @@ struct stability_limits {
 
 struct sample_summary {
   std::uint32_t n = 0;
-  double min = 0, p10 = 0, median = 0, p90 = 0, max = 0;
+  double min = 0, p10 = 0, median = 0, p90 = 0, max = 0;  // quantiles by order_stats.hpp's one rank rule
   double spread = 0;  // (p90 - p10) / median; 0 when the median is 0
   stability status = stability::insufficient;
   // For bimodal samples: the medians of the lower and upper cluster, and the upper's share.

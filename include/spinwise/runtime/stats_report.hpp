@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spinwise/lock_stats.hpp"
@@ -50,10 +51,33 @@ struct lock_class_summary {
 };
 lock_class_summary summarize(const stats_snapshot& s, const lock_class_stats& c);
 
+// The figures of a lock_class_summary under their keys in the JSON report.
+struct lock_class_figure {
+  std::string_view key;
+  double lock_class_summary::*value;
+};
+inline constexpr lock_class_figure kLockClassFigures[] = {
+    {"spin_rounds_per_wait", &lock_class_summary::spin_rounds_per_wait},
+    {"contended_share", &lock_class_summary::contended_share},
+    {"spin_ns", &lock_class_summary::spin_ns},
+    {"spin_cpu_share", &lock_class_summary::spin_cpu_share},
+    {"wait_ns", &lock_class_summary::wait_ns},
+    {"mean_wait_ns", &lock_class_summary::mean_wait_ns},
+    {"max_wait_ns", &lock_class_summary::max_wait_ns},
+    {"p50_wait_ns_upper", &lock_class_summary::p50_wait_ns},
+    {"p99_wait_ns_upper", &lock_class_summary::p99_wait_ns}};
+
 // InnoDB SEMAPHORES-shaped text, classes sorted by total wait time, longest first.
 std::string format_stats_text(const stats_snapshot& s);
 
-// The same as one JSON object (schema "spinwise.lock_stats", version 1), for monitoring exporters.
+// The same as one JSON object, for monitoring exporters: {"format": kStatsFormat, "version":
+// kStatsFormatVersion, "wall_seconds", "process_cpu_seconds", "counter_hz", "classes": [{"name",
+// each counter of kLockStatsCounters under its key, "max_wait_ticks", each figure of
+// kLockClassFigures, "wait_histogram_log2_ticks": [...]}]}. Counters are integers, figures
+// doubles that read back exactly. Version 1 named the format "schema" and printed figures with
+// 6 significant digits.
+inline constexpr std::string_view kStatsFormat = "spinwise.lock_stats";
+inline constexpr int kStatsFormatVersion = 2;
 std::string format_stats_json(const stats_snapshot& s);
 
 }  // namespace spinwise

@@ -3,8 +3,11 @@
 // core kinds (spinwise::runtime).
 //
 // Calibration reports relax costs per core kind, because a hybrid CPU's E-cores pause ~3x shorter
-// than its P-cores (Raptor Lake; ../shared/research/perf.md §1.1) and one number would be wrong
-// for half the machine. The topology comes from hwloc when spinwise was built with it (kinds from
+// than its P-cores and one number would be wrong for half the machine: on a Raptor Lake
+// i7-13700H, 30 PAUSEs take ~2.3 us on a P-core and ~0.75 us on an E-core (the Go runtime's
+// measurements, https://github.com/golang/go/issues/68578; PAUSE's latency is a property of the
+// microarchitecture, which Intel's optimization manual lists per core, and P- and E-cores are
+// different ones). The topology comes from hwloc when spinwise was built with it (kinds from
 // hwloc's cpukinds), else from Linux sysfs (kinds from /sys/devices/cpu_core|cpu_atom, per-CPU
 // MIDR or cpu_capacity), and `source` says which; `note` says what was missing.
 

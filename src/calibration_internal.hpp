@@ -1,0 +1,24 @@
+#pragma once
+// Shared by calibration.cpp (measuring) and recommend.cpp (advice); not installed.
+
+#include <cstdio>
+#include <string>
+
+#include "spinwise/runtime/calibration.hpp"
+
+namespace spinwise::detail {
+
+// A relax kind whose cost is only loop overhead: no recommendation is meaningful for it.
+inline bool trivial_kind(relax_kind k) { return k == relax_kind::none || k == relax_kind::barrier; }
+
+inline std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, v);
+  return buf;
+}
+
+// What a reader must not miss in `r` (failed CPUs, implausible clocks, unstable measurements,
+// core kinds whose CPUs disagree), appended to r.warnings. Needs r.cpus and r.summaries.
+void add_calibration_warnings(calibration_result& r);
+
+}  // namespace spinwise::detail

@@ -1,0 +1,101 @@
+// Installing a profile in this process: the active relax kind's per-CPU costs and the counter rate,
+// all or nothing; and load_profile_text, which parses, checks the machine and applies.
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <vector>
+
+#include "enum_names.hpp"
+#include "profile_internal.hpp"
+#include "spinwise/relax_time.hpp"
+#include "spinwise/runtime/order_stats.hpp"
+
+namespace spinwise {
+namespace {
+
+using detail::kProfileUnchanged;
+using detail::profile_failure;
+
+constexpr std::string_view kErrcNames[] = {
+    "ok",        "not_set",       "not_found", "unreadable",    "too_large",    "empty",   "truncated",
+    "malformed", "wrong_version", "invalid",   "other_machine", "kind_missing", "rejected"};
+
+}  // namespace
+
+std::string_view to_string(profile_errc e) noexcept { return detail::enum_name(kErrcNames, e); }
+
+profile_status apply_profile(const calibration_result& p) {
+  const relax_kind kind = active_relax();
+  std::map<int, double> by_cpu;
+  std::map<int, std::vector<double>> by_core_kind;
+  std::vector<double> all;
+  std::vector<relax_kind> present;
+  for (const cpu_calibration& c : p.cpus) {
+    for (const relax_measurement& m : c.relax) {
+      if (std::find(present.begin(), present.end(), m.kind) == present.end()) present.push_back(m.kind);
+    }
+    const relax_measurement* m = c.find(kind);
+    if (!c.error.empty() || m == nullptr || m->trials == 0) continue;
+    if (!(m->ns_median >= 0) || m->ns_median > 100'000) {
+      return profile_failure(profile_errc::invalid, "cpu " + std::to_string(c.cpu) +
+                                                        ": relax cost out of range" + kProfileUnchanged);
+    }
+    const double ns = std::max(m->ns_median, 0.05);  // below the counter's resolution: as relax_time.hpp does
+    by_cpu[c.cpu] = ns;
+    by_core_kind[c.core_kind].push_back(ns);
+    all.push_back(ns);
+  }
+  if (all.empty()) {
+    std::string have;
+    for (relax_kind k : present) have += (have.empty() ? "" : ", ") + std::string(to_string(k));
+    return profile_failure(profile_errc::kind_missing,
+                           "the profile has no measurement of the active relax kind '" +
+                               std::string(to_string(kind)) +
+                               "' (it has: " + (have.empty() ? "nothing" : have) + ")" + kProfileUnchanged);
+  }
+  const double fallback = runtime::median(all);
+  // CPUs the profile did not measure, but whose core kind it knows, get that kind's median.
+  std::map<int, double> kind_median;
+  for (const auto& [k, v] : by_core_kind) kind_median[k] = runtime::median(v);
+  for (const topology_cpu& c : p.topo.cpus) {
+    if (by_cpu.count(c.cpu) != 0 || c.cpu < 0 || static_cast<std::size_t>(c.cpu) >= kMaxRelaxCpus) continue;
+    const auto it = kind_median.find(c.core_kind);
+    if (it != kind_median.end()) by_cpu[c.cpu] = it->second;
+  }
+  const std::size_t n = static_cast<std::size_t>(by_cpu.rbegin()->first) + 1;
+  std::vector<double> table(n, 0.0);
+  for (const auto& [cpu, ns] : by_cpu) table[static_cast<std::size_t>(cpu)] = ns;
+  if (p.machine.counter_hz == 0)
+    return profile_failure(profile_errc::invalid, "machine.counter_hz is 0" + std::string(kProfileUnchanged));
+  if (!install_relax_ns(kind, table.data(), table.size(), fallback)) {
+    return profile_failure(profile_errc::rejected, "install_relax_ns refused the profile's costs of '" +
+                                                       std::string(to_string(kind)) + "'" +
+                                                       kProfileUnchanged);
+  }
+  set_counter_frequency(p.machine.counter_hz);
+  return {};
+}
+
+profile_status load_profile_text(std::string_view text, const profile_load_options& opt) {
+  try {
+    calibration_result p;
+    profile_status st = parse_profile(text, p);
+    if (!st) {
+      st.message += kProfileUnchanged;
+      return st;
+    }
+    if (opt.check_machine) {
+      const std::string why = machine_mismatch(p.machine, detect_machine());
+      if (!why.empty())
+        return profile_failure(profile_errc::other_machine,
+                               "the profile is for another machine: " + why + kProfileUnchanged);
+    }
+    if (!opt.apply) return {};
+    return apply_profile(p);
+  } catch (const std::exception& e) {  // bad_alloc and the like: report, never throw
+    return profile_failure(profile_errc::invalid,
+                           std::string("could not load the profile: ") + e.what() + kProfileUnchanged);
+  }
+}
+
+}  // namespace spinwise

@@ -1,0 +1,157 @@
+// Recommendations: what a calibration's measurements mean for the settings of spin waits
+// (spinwise's delay unit, MySQL's innodb_spin_wait_pause_multiplier and ut_delay), the per-kind
+// summaries they rest on, and the warnings a reader must not miss. calibration.cpp measures.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "calibration_internal.hpp"
+#include "spinwise/runtime/calibration.hpp"
+#include "spinwise/runtime/order_stats.hpp"
+
+namespace spinwise {
+
+using detail::fmt;
+using detail::trivial_kind;
+
+double default_target_ns(double core_hz) {
+  const double hz = core_hz >= 1e8 && core_hz <= 1e10 ? core_hz : kFallbackCoreHz;
+  return kDefaultTargetCycles / hz * 1e9;
+}
+
+ut_delay_figure ut_delay(unsigned spin_wait_delay, unsigned pause_multiplier, double relax_ns) {
+  ut_delay_figure f;
+  f.spin_wait_delay = spin_wait_delay;
+  f.pause_multiplier = pause_multiplier;
+  const unsigned top = spin_wait_delay > 0 ? spin_wait_delay - 1 : 0;  // random[0, delay): at most delay-1
+  f.max_relaxes = top * pause_multiplier;
+  f.mean_relaxes = 0.5 * top * pause_multiplier;
+  f.max_us = f.max_relaxes * relax_ns / 1000.0;
+  f.mean_us = f.mean_relaxes * relax_ns / 1000.0;
+  return f;
+}
+
+void summarize_kinds(calibration_result& r) {
+  r.summaries.clear();
+  std::map<std::pair<int, int>, std::vector<std::pair<const cpu_calibration*, const relax_measurement*>>>
+      groups;
+  for (const cpu_calibration& c : r.cpus) {
+    if (!c.error.empty()) continue;
+    for (const relax_measurement& m : c.relax) {
+      if (m.trials == 0) continue;
+      groups[{c.core_kind, static_cast<int>(m.kind)}].emplace_back(&c, &m);
+    }
+  }
+  for (const auto& [key, members] : groups) {
+    kind_summary s;
+    s.core_kind = key.first;
+    s.relax = static_cast<relax_kind>(key.second);
+    std::vector<double> ns, ticks, cycles;
+    bool perf = false, estimate = false;
+    for (const auto& [cpu, m] : members) {
+      s.cpus.push_back(cpu->cpu);
+      ns.push_back(m->ns_median);
+      ticks.push_back(m->ticks.median);
+      cycles.push_back(m->cycles_median);
+      (m->cycles_method == "perf_event" ? perf : estimate) = true;
+      if (m->ticks.status != stability::stable) s.unstable_cpus.push_back(cpu->cpu);
+    }
+    const runtime::order_summary by_cpu = runtime::summarize_order(ns);
+    s.ns_median = by_cpu.median;
+    s.ns_min = by_cpu.min;
+    s.ns_max = by_cpu.max;
+    s.ticks_median = runtime::median(ticks);
+    s.cycles_median = runtime::median(cycles);
+    s.cycles_method = perf && estimate ? "mixed" : perf ? "perf_event" : "estimate";
+    s.cpu_spread = s.ns_median > 0 ? (s.ns_max - s.ns_min) / s.ns_median : 0;
+    r.summaries.push_back(std::move(s));
+  }
+}
+
+void derive_recommendations(calibration_result& r) {
+  r.recommendations.clear();
+  double target = r.settings.target_ns;
+  if (!(target > 0)) {
+    std::vector<double> hz;
+    for (const cpu_calibration& c : r.cpus) {
+      if (c.error.empty() && c.core_clock_plausible) hz.push_back(c.core_hz);
+    }
+    const double core_hz = runtime::median(hz);
+    target = default_target_ns(core_hz);
+    r.settings.target_ns = target;
+    r.settings.target_reason =
+        hz.empty()
+            ? "pre-Skylake budget: 50 PAUSE x 10 cycles = 500 core cycles at an assumed 2.5 GHz (no "
+              "plausible core clock measured)"
+            : "pre-Skylake budget: 50 PAUSE x 10 cycles = 500 core cycles at the measured core clock of " +
+                  fmt("%.2f", core_hz / 1e9) + " GHz";
+  }
+  for (const kind_summary& s : r.summaries) {
+    if (trivial_kind(s.relax) || !(s.ns_median > 0)) continue;
+    recommendation rec;
+    rec.core_kind = s.core_kind;
+    rec.relax = s.relax;
+    rec.relax_ns = s.ns_median;
+    rec.target_ns = target;
+    rec.uncertain = !s.unstable_cpus.empty();
+    rec.delay_unit_ns = target;
+    const double per_unit = target / s.ns_median;
+    rec.relaxes_per_unit = static_cast<std::uint32_t>(std::clamp(std::round(per_unit), 1.0, 4e9));
+    const double m = std::round(per_unit);
+    rec.innodb_pause_multiplier =
+        static_cast<unsigned>(std::clamp(m, 1.0, static_cast<double>(kInnodbMaxPauseMultiplier)));
+    rec.multiplier_clamped = m < 1.0 || m > kInnodbMaxPauseMultiplier;
+    rec.innodb_unit_ns = rec.innodb_pause_multiplier * s.ns_median;
+    for (unsigned delay : {6u, 30u})
+      rec.ut_delay.push_back(ut_delay(delay, kInnodbDefaultPauseMultiplier, s.ns_median));
+    if (rec.innodb_pause_multiplier != kInnodbDefaultPauseMultiplier) {
+      for (unsigned delay : {6u, 30u})
+        rec.ut_delay.push_back(ut_delay(delay, rec.innodb_pause_multiplier, s.ns_median));
+    }
+    r.recommendations.push_back(std::move(rec));
+  }
+}
+
+namespace detail {
+
+void add_calibration_warnings(calibration_result& r) {
+  for (const cpu_calibration& c : r.cpus) {
+    const std::string who = "cpu " + std::to_string(c.cpu);
+    if (!c.error.empty()) r.warnings.push_back(who + ": " + c.error);
+    if (c.error.empty() && !c.core_clock_plausible) {
+      r.warnings.push_back(who + ": core clock estimate implausible (chain check " +
+                           fmt("%.2f", c.chain_check) + ", expected ~2; " + fmt("%.0f", c.core_hz / 1e6) +
+                           " MHz): cycle figures are unreliable");
+    }
+    if (c.core_clock_change > 0.05) {
+      r.warnings.push_back(who + ": core clock estimates differ by " +
+                           fmt("%.0f", c.core_clock_change * 100) + "% between rounds (frequency scaling?)");
+    }
+    for (const relax_measurement& m : c.relax) {
+      if (m.trials == 0 || m.ticks.status == stability::stable) continue;
+      std::string w =
+          who + " " + std::string(to_string(m.kind)) + ": " + std::string(to_string(m.ticks.status));
+      if (m.ticks.status == stability::bimodal) {
+        w += " (" + fmt("%.1f", m.ticks.low_mode) + " and " + fmt("%.1f", m.ticks.high_mode) + " ticks, " +
+             fmt("%.0f", m.ticks.high_share * 100) + "% slow: VM PAUSE-loop exits or SMT contention?)";
+      } else if (m.ticks.status == stability::noisy) {
+        w += " (p10..p90 spans " + fmt("%.0f", m.ticks.spread * 100) + "% of the median)";
+      } else if (m.ticks.status == stability::drifting) {
+        w += " (rounds differ by " + fmt("%.0f", m.round_drift * 100) + "%: the clock moved)";
+      }
+      r.warnings.push_back(w);
+    }
+  }
+  for (const kind_summary& s : r.summaries) {
+    if (!trivial_kind(s.relax) && s.cpus.size() > 1 && s.cpu_spread > 0.25) {
+      r.warnings.push_back("core kind " + std::to_string(s.core_kind) + " " +
+                           std::string(to_string(s.relax)) + ": CPUs differ by " +
+                           fmt("%.0f", s.cpu_spread * 100) +
+                           "% (hybrid cores the OS does not report, or a busy CPU?)");
+    }
+  }
+}
+
+}  // namespace detail
+
+}  // namespace spinwise
