@@ -23,30 +23,46 @@
 // Snapshots, diffs, reset and the text/JSON reports live in spinwise::runtime
 // (<spinwise/runtime/stats_report.hpp>); this header only records.
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
 #include <string_view>
-#include <thread>
-#include <type_traits>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
-#include "spinwise/detail/spin_time.hpp"
 
 namespace spinwise {
 
+// The counters of a lock class, one line each: X(member, key, help). `member` names the field of
+// lock_stats_totals, of a thread's shard and (for a wait's counters) of wait_record; `key` the
+// counter in the reports (the JSON key); `help` what it counts. Every place that stores, sums,
+// subtracts or reports counters expands these tables or loops over kLockStatsCounters, made from
+// them: the shards, the exited threads' totals and the overflow block here; snapshots, diffs,
+// reset and the text and JSON reports in spinwise::runtime. So a counter is added by adding its
+// line. The maximum wait and the histogram are not sums: they follow the tables by hand.
+//
+// The counters a contended acquisition's wait_record carries, each added to its class as is:
+#define SPINWISE_WAIT_RECORD_COUNTERS(X)                                   \
+  X(rounds, "spin_rounds", "spin rounds (snoozes)")                        \
+  X(relaxes, "relaxes", "relax instructions issued in those rounds")       \
+  X(spin_ticks, "spin_ticks", "counter ticks spent in the rounds' delays") \
+  X(yields, "yields", "sched_yield calls")                                 \
+  X(parks, "os_waits", "futex waits (InnoDB's \"OS waits\")")              \
+  X(wait_ticks, "wait_ticks", "counter ticks from the first failed attempt to acquisition")
+
+// Every counter: the acquisitions, then the wait record's.
+#define SPINWISE_STATS_COUNTERS(X)                                              \
+  X(acquisitions, "acquisitions", "acquisitions, contended or not")             \
+  X(contended, "contended", "contended acquisitions (InnoDB's \"spin waits\")") \
+  SPINWISE_WAIT_RECORD_COUNTERS(X)
+
+#define SPINWISE_STATS_FIELD_(member, key, help) std::uint64_t member = 0;
+
 // What a lock's slow path reports for one contended acquisition.
 struct wait_record {
-  std::uint64_t rounds = 0;      // spin rounds (snoozes)
-  std::uint64_t relaxes = 0;     // relax instructions issued in those rounds
-  std::uint64_t spin_ticks = 0;  // counter ticks spent in the rounds' delays
-  std::uint64_t yields = 0;      // sched_yield calls
-  std::uint64_t parks = 0;       // futex waits (InnoDB's "OS waits")
-  std::uint64_t wait_ticks = 0;  // first failed attempt to acquisition, counter ticks
+  SPINWISE_WAIT_RECORD_COUNTERS(SPINWISE_STATS_FIELD_)
 };
 
 // Bucket b counts waits of [2^b, 2^(b+1)) counter ticks (bucket 0 also counts 0 and 1 tick).
@@ -64,31 +80,32 @@ constexpr std::size_t wait_histogram_bucket(std::uint64_t ticks) noexcept {
 
 // Plain totals: what a snapshot holds per class.
 struct lock_stats_totals {
-  std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;
-  std::uint64_t rounds = 0;
-  std::uint64_t relaxes = 0;
-  std::uint64_t spin_ticks = 0;
-  std::uint64_t yields = 0;
-  std::uint64_t parks = 0;
-  std::uint64_t wait_ticks = 0;
+  SPINWISE_STATS_COUNTERS(SPINWISE_STATS_FIELD_)
   std::uint64_t max_wait_ticks = 0;
   std::uint64_t histogram[kWaitHistogramBuckets] = {};
 };
+#undef SPINWISE_STATS_FIELD_
+
+// One line of SPINWISE_STATS_COUNTERS, for code that iterates the counters.
+struct lock_stats_counter {
+  std::uint64_t lock_stats_totals::*total;
+  std::string_view key;
+  std::string_view help;
+};
+
+#define SPINWISE_STATS_DESCRIBE_(member, key, help) lock_stats_counter{&lock_stats_totals::member, key, help},
+inline constexpr lock_stats_counter kLockStatsCounters[] = {
+    SPINWISE_STATS_COUNTERS(SPINWISE_STATS_DESCRIBE_)};
+#undef SPINWISE_STATS_DESCRIBE_
 
 namespace detail {
 
 // One thread's counters for one class. Invariant: only the owning thread writes the counters
 // (load + store, relaxed); any thread may read them, under the class mutex.
 struct alignas(kCacheLinePad) stats_shard {
-  std::atomic<std::uint64_t> acquisitions{0};
-  std::atomic<std::uint64_t> contended{0};
-  std::atomic<std::uint64_t> rounds{0};
-  std::atomic<std::uint64_t> relaxes{0};
-  std::atomic<std::uint64_t> spin_ticks{0};
-  std::atomic<std::uint64_t> yields{0};
-  std::atomic<std::uint64_t> parks{0};
-  std::atomic<std::uint64_t> wait_ticks{0};
+#define SPINWISE_STATS_ATOMIC_FIELD_(member, key, help) std::atomic<std::uint64_t> member{0};
+  SPINWISE_STATS_COUNTERS(SPINWISE_STATS_ATOMIC_FIELD_)
+#undef SPINWISE_STATS_ATOMIC_FIELD_
   std::atomic<std::uint64_t> histogram[kWaitHistogramBuckets] = {};
   stats_shard* next = nullptr;  // guarded by the class mutex
 };
@@ -98,16 +115,36 @@ SPINWISE_ALWAYS_INLINE void bump(std::atomic<std::uint64_t>& c, std::uint64_t d)
   c.store(c.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
 }
 
+// Adds to a counter of the owning thread's shard (Owned) or of the overflow block, which any
+// thread may share (an atomic add).
+template <bool Owned>
+SPINWISE_ALWAYS_INLINE void add_to(std::atomic<std::uint64_t>& c, std::uint64_t d) noexcept {
+  if constexpr (Owned) {
+    bump(c, d);
+  } else {
+    c.fetch_add(d, std::memory_order_relaxed);
+  }
+}
+
+// One contended acquisition, of a wait in histogram bucket `bucket`, into a shard (the acquisition
+// itself is on_acquire's). The table is
+// expanded in place, not looped over: on_contended is cold, so optimized for size, and GCC then
+// neither unrolls a loop over member pointers nor inlines a per-counter lambda.
+template <bool Owned>
+SPINWISE_ALWAYS_INLINE void add_wait(stats_shard& s, const wait_record& w, std::size_t bucket) noexcept {
+  add_to<Owned>(s.contended, 1);
+#define SPINWISE_STATS_ADD_WAIT_(member, key, help) add_to<Owned>(s.member, w.member);
+  SPINWISE_WAIT_RECORD_COUNTERS(SPINWISE_STATS_ADD_WAIT_)
+#undef SPINWISE_STATS_ADD_WAIT_
+  add_to<Owned>(s.histogram[bucket], 1);
+}
+
 inline void add_shard(lock_stats_totals& t, const stats_shard& s) noexcept {
-  t.acquisitions += s.acquisitions.load(std::memory_order_relaxed);
-  t.contended += s.contended.load(std::memory_order_relaxed);
-  t.rounds += s.rounds.load(std::memory_order_relaxed);
-  t.relaxes += s.relaxes.load(std::memory_order_relaxed);
-  t.spin_ticks += s.spin_ticks.load(std::memory_order_relaxed);
-  t.yields += s.yields.load(std::memory_order_relaxed);
-  t.parks += s.parks.load(std::memory_order_relaxed);
-  t.wait_ticks += s.wait_ticks.load(std::memory_order_relaxed);
-  for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b) t.histogram[b] += s.histogram[b].load(std::memory_order_relaxed);
+#define SPINWISE_STATS_ADD_SHARD_(member, key, help) t.member += s.member.load(std::memory_order_relaxed);
+  SPINWISE_STATS_COUNTERS(SPINWISE_STATS_ADD_SHARD_)
+#undef SPINWISE_STATS_ADD_SHARD_
+  for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b)
+    t.histogram[b] += s.histogram[b].load(std::memory_order_relaxed);
 }
 
 // One per lock class, linked into the process-wide registry on first use and never unlinked.
@@ -141,7 +178,8 @@ inline void register_stats_class(stats_class_record* r) noexcept {
   do {
     r->next = head;
     // (head) h -> r; release pairs with the acquire in for_each_stats_class.
-  } while (!g_stats_classes.compare_exchange_weak(head, r, std::memory_order_release, std::memory_order_relaxed));
+  } while (
+      !g_stats_classes.compare_exchange_weak(head, r, std::memory_order_release, std::memory_order_relaxed));
 }
 
 // Folds a thread's shards into their classes' retired totals when the thread exits.
@@ -268,24 +306,9 @@ struct class_stats {
     detail::stats_shard* s = shard();
     const std::size_t bucket = wait_histogram_bucket(w.wait_ticks);
     if (s != nullptr) {
-      detail::bump(s->contended, 1);
-      detail::bump(s->rounds, w.rounds);
-      detail::bump(s->relaxes, w.relaxes);
-      detail::bump(s->spin_ticks, w.spin_ticks);
-      detail::bump(s->yields, w.yields);
-      detail::bump(s->parks, w.parks);
-      detail::bump(s->wait_ticks, w.wait_ticks);
-      detail::bump(s->histogram[bucket], 1);
+      detail::add_wait<true>(*s, w, bucket);
     } else {
-      detail::stats_shard& o = rec.overflow;
-      o.contended.fetch_add(1, std::memory_order_relaxed);
-      o.rounds.fetch_add(w.rounds, std::memory_order_relaxed);
-      o.relaxes.fetch_add(w.relaxes, std::memory_order_relaxed);
-      o.spin_ticks.fetch_add(w.spin_ticks, std::memory_order_relaxed);
-      o.yields.fetch_add(w.yields, std::memory_order_relaxed);
-      o.parks.fetch_add(w.parks, std::memory_order_relaxed);
-      o.wait_ticks.fetch_add(w.wait_ticks, std::memory_order_relaxed);
-      o.histogram[bucket].fetch_add(1, std::memory_order_relaxed);
+      detail::add_wait<false>(rec.overflow, w, bucket);
     }
     std::uint64_t m = rec.max_wait_ticks.load(std::memory_order_relaxed);
     while (w.wait_ticks > m &&

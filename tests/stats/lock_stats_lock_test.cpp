@@ -1,14 +1,9 @@
 // Statistics recorded by real locks: exact counts for a scripted contended acquisition, and the
 // same lock sizes with statistics on as off.
 #include <gtest/gtest.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <fstream>
 #include <mutex>
-#include <string>
 #include <thread>
 
 #include "spinwise/runtime/stats_report.hpp"
@@ -16,10 +11,11 @@
 #include "stats_test_util.hpp"
 
 namespace sw = spinwise;
+using spinwise_test::await_asleep;
 using spinwise_test::contend_once;
 using spinwise_test::find_class;
 using spinwise_test::flag_relaxer;
-using spinwise_test::thread_state;
+using spinwise_test::this_tid;
 
 namespace {
 
@@ -82,16 +78,11 @@ TEST(LockStatsOnLocks, HybridCountsAParkedWaiter) {
   mu.lock();
   std::atomic<pid_t> tid{0};
   std::thread waiter([&] {
-    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    tid = this_tid();
     mu.lock();
     mu.unlock();
   });
-  while (tid.load() == 0) std::this_thread::yield();
-  // Wait (bounded) until the waiter sleeps in the futex; under qemu /proc may not say.
-  for (int i = 0; i < 20000 && thread_state(tid.load()) != 'S'; ++i) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-  const bool saw_park = thread_state(tid.load()) == 'S';
+  const bool saw_park = await_asleep(tid);  // asleep in the futex; false where /proc cannot tell
   mu.unlock();
   waiter.join();
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -21,13 +20,9 @@
 
 namespace sw = spinwise;
 using spinwise_test::find_class;
+using spinwise_test::scale;
 
 namespace {
-
-double scale() {
-  const char* s = std::getenv("SPINWISE_TEST_SCALE");
-  return s ? std::atof(s) : 1.0;
-}
 
 struct exact_class {
   static constexpr std::string_view name = "test.exact";
@@ -263,6 +258,79 @@ void expect_printed(double printed, double exact, double last_digit, const char*
 
 }  // namespace
 
+// Bug guarded: the JSON printed figures with 6 significant digits (4155290.43 rounds per wait came
+// out as 4.15529e+06); a counter written as a double loses what lies past 2^53.
+TEST(LockStats, JsonNumbersReadBackExactly) {
+  sw::stats_snapshot s;
+  s.wall_seconds = 1234.5678901;
+  s.process_cpu_seconds = 0.1 + 0.2;  // not 0.3: every bit must survive
+  s.counter_hz = 2'893'456'789;
+  sw::lock_class_stats c;
+  c.name = "test.precision";
+  c.totals.acquisitions = ~std::uint64_t{0} - 1;  // no double holds it
+  c.totals.contended = 7;
+  c.totals.rounds = 4'155'290 * std::uint64_t{7} + 3;  // 4155290.43 rounds per wait
+  c.totals.spin_ticks = 4'155'290;
+  c.totals.wait_ticks = 123'456'789'012'345'678;
+  c.totals.max_wait_ticks = 4'155'290;
+  c.totals.histogram[47] = (std::uint64_t{1} << 53) + 1;
+  s.classes = {c};
+  const nlohmann::json j = nlohmann::json::parse(sw::format_stats_json(s));
+  EXPECT_EQ(j.at("wall_seconds").get<double>(), 1234.5678901);
+  EXPECT_EQ(j.at("process_cpu_seconds").get<double>(), 0.1 + 0.2);
+  EXPECT_EQ(j.at("counter_hz").get<std::uint64_t>(), 2'893'456'789u);
+  const nlohmann::json& jc = j.at("classes").at(0);
+  for (const sw::lock_stats_counter& k : sw::kLockStatsCounters) {
+    const nlohmann::json& v = jc.at(std::string(k.key));
+    EXPECT_TRUE(v.is_number_unsigned()) << k.key << " written as " << v.dump();
+    EXPECT_EQ(v.get<std::uint64_t>(), c.totals.*k.total) << k.key;
+  }
+  EXPECT_EQ(jc.at("max_wait_ticks").get<std::uint64_t>(), 4'155'290u);
+  EXPECT_EQ(jc.at("wait_histogram_log2_ticks").at(47).get<std::uint64_t>(), (std::uint64_t{1} << 53) + 1);
+  const sw::lock_class_summary m = sw::summarize(s, c);
+  ASSERT_GT(m.spin_rounds_per_wait, 4'155'290.0);
+  for (const sw::lock_class_figure& f : sw::kLockClassFigures) {
+    EXPECT_EQ(jc.at(std::string(f.key)).get<double>(), m.*f.value) << f.key;
+  }
+}
+
+// Bug guarded: a counter added to the table (SPINWISE_STATS_COUNTERS) but left out of a report,
+// or a report's key or line showing another counter's value. Each counter of the table in turn
+// is the only one set: its JSON key holds it and no other key does, and the text changes.
+TEST(LockStats, EveryCounterOfTheTableIsInBothReports) {
+  sw::stats_snapshot zero;
+  zero.wall_seconds = 1;
+  zero.process_cpu_seconds = 1;
+  zero.counter_hz = 1'000'000'000;
+  zero.classes = {sw::lock_class_stats{"test.schema", {}}};
+  const std::string zero_text = sw::format_stats_text(zero);
+  ASSERT_GT(std::size(sw::kLockStatsCounters), 7u);
+  auto expect_reported = [&](const sw::stats_snapshot& s, const std::string& what) {
+    EXPECT_NE(sw::format_stats_text(s), zero_text) << what << " is not in the text report";
+    return nlohmann::json::parse(sw::format_stats_json(s)).at("classes").at(0);
+  };
+  for (const sw::lock_stats_counter& k : sw::kLockStatsCounters) {
+    const std::string key(k.key);
+    EXPECT_FALSE(k.help.empty()) << key;
+    sw::stats_snapshot s = zero;
+    s.classes[0].totals.*k.total = 4'155'290;
+    const nlohmann::json j = expect_reported(s, key);
+    for (const sw::lock_stats_counter& other : sw::kLockStatsCounters) {
+      const std::string other_key(other.key);
+      ASSERT_TRUE(j.contains(other_key)) << other_key << " is not in the JSON report";
+      EXPECT_EQ(j[other_key].get<std::uint64_t>(), other.total == k.total ? 4'155'290u : 0u)
+          << "with only " << key << " set, JSON " << other_key;
+    }
+  }
+  // The two that are not sums.
+  sw::stats_snapshot s = zero;
+  s.classes[0].totals.max_wait_ticks = 4'155'290;
+  EXPECT_EQ(expect_reported(s, "max_wait_ticks").at("max_wait_ticks"), 4'155'290u);
+  s = zero;
+  s.classes[0].totals.histogram[20] = 4'155'290;
+  EXPECT_EQ(expect_reported(s, "the histogram").at("wait_histogram_log2_ticks").at(20), 4'155'290u);
+}
+
 // Bug guarded: a report field showing another counter (parks as rounds, relaxes dropped), a
 // derived figure computed wrongly (per acquisition instead of per wait, a percentage off by 100,
 // ticks shown as ns), a name not escaped in JSON, the text not sorted by wait time, a class lost.
@@ -295,8 +363,8 @@ TEST(LockStats, TextAndJsonReports) {
   const std::string json = sw::format_stats_json(s);
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(json)) << json;
-  EXPECT_EQ(j.at("schema"), "spinwise.lock_stats");
-  EXPECT_EQ(j.at("version"), 1);
+  EXPECT_EQ(j.at("format"), "spinwise.lock_stats");
+  EXPECT_EQ(j.at("version"), 2);
   EXPECT_DOUBLE_EQ(j.at("wall_seconds").get<double>(), 2.5);
   EXPECT_DOUBLE_EQ(j.at("process_cpu_seconds").get<double>(), 0.5);
   EXPECT_EQ(j.at("counter_hz").get<std::uint64_t>(), 1'000'000'000u);
@@ -322,7 +390,7 @@ TEST(LockStats, TextAndJsonReports) {
       {"max_wait_ns", 30'000.0},     {"p50_wait_ns_upper", 16'383.0}, {"p99_wait_ns_upper", 32'767.0}};
   for (const auto& [key, value] : derived) {
     ASSERT_TRUE(jb.contains(key)) << key;
-    EXPECT_NEAR(jb[key].get<double>(), value, value * 1e-5) << key;  // printed with 6 digits
+    EXPECT_DOUBLE_EQ(jb[key].get<double>(), value) << key;
   }
   const nlohmann::json& hist = jb.at("wait_histogram_log2_ticks");
   ASSERT_EQ(hist.size(), sw::kWaitHistogramBuckets);

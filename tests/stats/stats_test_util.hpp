@@ -1,15 +1,13 @@
 #pragma once
-// Helpers shared by the statistics tests (tests/stats/ and tests/locks/shared_stats_test.cpp).
-
-#include <sys/types.h>
+// Helpers shared by the statistics tests (tests/stats/ and tests/locks/shared_stats_test.cpp), on
+// top of the lock tests' (scale(), this_tid(), thread_state(), await_asleep()).
 
 #include <atomic>
 #include <cstdint>
-#include <fstream>
-#include <string>
 #include <string_view>
 #include <thread>
 
+#include "../locks/lock_test_util.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 
@@ -39,21 +37,12 @@ void contend_once(Waiter waiter, Release release) {
 }
 
 // The class named `name` in a snapshot, or nullptr.
-inline const spinwise::lock_class_stats* find_class(const spinwise::stats_snapshot& s, std::string_view name) {
+inline const spinwise::lock_class_stats* find_class(const spinwise::stats_snapshot& s,
+                                                    std::string_view name) {
   for (const auto& c : s.classes) {
     if (c.name == name) return &c;
   }
   return nullptr;
-}
-
-// The state letter of thread `tid` of this process: 'S' once it sleeps in the kernel (here:
-// parked on the futex); '?' if /proc does not say (qemu-user may not).
-inline char thread_state(pid_t tid) {
-  std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string line;
-  std::getline(f, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
 }
 
 }  // namespace spinwise_test
