@@ -2,7 +2,7 @@
 // hybrid_shared_mutex: a reader-writer lock that spins, yields once, then parks on a futex
 // (SharedTimedLockable: the timed calls take a time point of any clock).
 //
-// Fairness is rw_spinlock's: a writer reserves the lock (no new reader enters) and then waits
+// Fairness is spin_shared_mutex's: a writer reserves the lock (no new reader enters) and then waits
 // for the readers inside to leave, so readers cannot starve it; readers that find a writer
 // inside or draining queue and enter by themselves once it leaves; a queued reader that spent
 // its spin budget starts a readers' turn, and no writer reserves again until every queued reader
@@ -15,7 +15,7 @@
 // us; after each wake-up a fresh round of spinning. Parked threads cost nothing while the lock
 // is held for long (I/O, a preempted holder), which is what a pure spin lock cannot offer.
 //
-// When not to use it: for a lock that is never contended, rw_spinlock is 8 bytes smaller and its
+// When not to use it: for a lock that is never contended, spin_shared_mutex is 8 bytes smaller and its
 // release never checks for sleepers; for exclusive-only use, hybrid_mutex. Do not take the lock
 // exclusively while holding it shared (the writer waits for itself). Cost: uncontended
 // lock_shared/unlock_shared is one CAS and one fetch_sub; lock one CAS, unlock one CAS (a loop

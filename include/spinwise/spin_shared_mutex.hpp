@@ -1,5 +1,6 @@
 #pragma once
-// rw_spinlock: a writer-preferring spin reader-writer lock in one 64-bit word (SharedLockable).
+// spin_shared_mutex: a writer-preferring spin reader-writer lock in one 64-bit word
+// (SharedLockable). Called rw_spinlock before 0.2.0; that name stays as an alias (rw_spinlock.hpp).
 //
 // Readers share, writers exclude everyone. A writer first reserves the lock (the W bit: no new
 // reader enters from then on) and then waits for the readers inside to leave, as InnoDB's X
@@ -63,16 +64,16 @@ namespace spinwise {
 // Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp); shared
 // and exclusive acquisitions count alike.
 template <class Policy, class Stats = no_stats>
-class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
+class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
 
-  constexpr rw_spinlock_t() noexcept = default;
-  rw_spinlock_t(const rw_spinlock_t&) = delete;
-  rw_spinlock_t& operator=(const rw_spinlock_t&) = delete;
+  constexpr spin_shared_mutex_t() noexcept = default;
+  spin_shared_mutex_t(const spin_shared_mutex_t&) = delete;
+  spin_shared_mutex_t& operator=(const spin_shared_mutex_t&) = delete;
 #if defined(SPINWISE_TSAN_HOOKS)
-  ~rw_spinlock_t() { detail::tsan::destroy(this); }  // a lock reusing this address is a new mutex
+  ~spin_shared_mutex_t() { detail::tsan::destroy(this); }  // a lock reusing this address is a new mutex
 #endif
 
   // --- exclusive ----------------------------------------------------------------------------
@@ -198,17 +199,17 @@ class SPINWISE_CAPABILITY("mutex") rw_spinlock_t {
   std::atomic<std::uint64_t> state_{0};
 };
 
-// Names rw_spinlock's own knobs: rw_spinlock::policy::set_spin_loops(...) and friends.
-struct rw_spinlock_tag;
+// Names spin_shared_mutex's own knobs: spin_shared_mutex::policy::set_spin_loops(...) and friends.
+struct spin_shared_mutex_tag;
 
 // The default policy is time_policy: InnoDB's randomized rounds with the unit in nanoseconds, so
 // the spin budget (and with it how long a reader waits before it asks for its turn) is the same
-// time on every CPU, under rw_spinlock's own knobs.
-using rw_spinlock = rw_spinlock_t<time_policy<rw_spinlock_tag>>;
+// time on every CPU, under spin_shared_mutex's own knobs.
+using spin_shared_mutex = spin_shared_mutex_t<time_policy<spin_shared_mutex_tag>>;
 
-static_assert(sizeof(rw_spinlock) == 8, "rw_spinlock is one 64-bit word");
-static_assert(sizeof(rw_spinlock_t<time_policy<>, class_stats<struct rw_spinlock_tag>>) == 8,
+static_assert(sizeof(spin_shared_mutex) == 8, "spin_shared_mutex is one 64-bit word");
+static_assert(sizeof(spin_shared_mutex_t<time_policy<>, class_stats<struct spin_shared_mutex_tag>>) == 8,
               "statistics live outside the lock");
-static_assert(std::is_nothrow_default_constructible_v<rw_spinlock>);
+static_assert(std::is_nothrow_default_constructible_v<spin_shared_mutex>);
 
 }  // namespace spinwise

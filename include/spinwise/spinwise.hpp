@@ -9,6 +9,7 @@
 #include "spinwise/mcs_mutex.hpp"
 #include "spinwise/relax_time.hpp"
 #include "spinwise/rw_spinlock.hpp"
+#include "spinwise/spin_shared_mutex.hpp"
 #include "spinwise/sx_lock.hpp"
 #include "spinwise/tas_mutex.hpp"
 #include "spinwise/thread_annotations.hpp"

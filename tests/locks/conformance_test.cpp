@@ -34,7 +34,7 @@ using ExclusiveLockTypes = ::testing::Types<
     spinwise::tas_mutex_t<spinwise::no_backoff_policy<>>,
     spinwise::mcs_mutex_t<spinwise::exp_backoff_policy<policy_variant_tag>>,
     // the shared locks' exclusive side (their shared side: shared_lock_test.cpp)
-    spinwise::rw_spinlock, spinwise::hybrid_shared_mutex, spinwise::sx_lock>;
+    spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock>;
 
 template <class M>
 class ExclusiveLock : public ::testing::Test {};

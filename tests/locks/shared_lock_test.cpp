@@ -17,6 +17,12 @@
 #include "shared_test_util.hpp"
 #include "spinwise/spinwise.hpp"
 
+// The name the spin rw-lock had before 0.2.0 stays: the same type, template and knobs.
+static_assert(std::is_same_v<spinwise::rw_spinlock, spinwise::spin_shared_mutex>);
+static_assert(std::is_same_v<spinwise::rw_spinlock_t<spinwise::innodb_policy<>>,
+                             spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>>);
+static_assert(std::is_same_v<spinwise::rw_spinlock::policy, spinwise::time_policy<spinwise::rw_spinlock_tag>>);
+
 namespace {
 
 using spinwise_test::cpus;
@@ -29,9 +35,9 @@ struct variant_tag;
 
 using SharedLockTypes = ::testing::Types<
     std::shared_mutex,  // the reference: every test that is not about a spinwise promise runs on it
-    spinwise::rw_spinlock, spinwise::hybrid_shared_mutex, spinwise::sx_lock,
+    spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock,
     // the same algorithms over other policies
-    spinwise::rw_spinlock_t<spinwise::no_backoff_policy<>>, spinwise::rw_spinlock_t<spinwise::innodb_policy<>>,
+    spinwise::spin_shared_mutex_t<spinwise::no_backoff_policy<>>, spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>,
     spinwise::hybrid_shared_mutex_t<spinwise::time_policy<variant_tag>>,
     spinwise::sx_lock_t<spinwise::exp_backoff_policy<variant_tag>>>;
 
@@ -44,12 +50,12 @@ struct promises {
   static constexpr bool writers_never_starve = false;
 };
 template <class P>
-struct promises<spinwise::rw_spinlock_t<P>> {
+struct promises<spinwise::spin_shared_mutex_t<P>> {
   static constexpr bool ours = true, writer_preference = true, readers_never_starve = true,
                         writers_never_starve = true;
 };
 template <class P>
-struct promises<spinwise::hybrid_shared_mutex_t<P>> : promises<spinwise::rw_spinlock_t<P>> {};
+struct promises<spinwise::hybrid_shared_mutex_t<P>> : promises<spinwise::spin_shared_mutex_t<P>> {};
 template <class P>
 struct promises<spinwise::sx_lock_t<P>> {
   // InnoDB's latch: an X request reserves at once, so readers cannot starve it; a stream of X
@@ -341,7 +347,7 @@ void starving_reader_goes_before_the_next_writer() {
 }
 
 TEST(SharedLockReadersTurn, RwSpinlockAdmitsStarvingReadersBeforeTheNextWriter) {
-  starving_reader_goes_before_the_next_writer<spinwise::rw_spinlock_t<spinwise_test::signal_policy>>();
+  starving_reader_goes_before_the_next_writer<spinwise::spin_shared_mutex_t<spinwise_test::signal_policy>>();
 }
 TEST(SharedLockReadersTurn, HybridSharedMutexAdmitsStarvingReadersBeforeTheNextWriter) {
   starving_reader_goes_before_the_next_writer<spinwise::hybrid_shared_mutex_t<spinwise_test::signal_policy>>();
@@ -428,7 +434,7 @@ TYPED_TEST(SharedLock, OversubscribedProgress) {
 TYPED_TEST(SharedLock, WorksWithStandardAndSpinwiseGuards) {
   using L = TypeParam;
   L l;
-  spinwise::rw_spinlock other;
+  spinwise::spin_shared_mutex other;
   {
     std::shared_lock<L> g(l);
     EXPECT_TRUE(g.owns_lock());

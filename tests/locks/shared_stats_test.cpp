@@ -27,7 +27,7 @@ using spinwise_test::thread_state;
 namespace {
 
 struct rw_class {
-  static constexpr std::string_view name = "test.shared.rw_spinlock";
+  static constexpr std::string_view name = "test.shared.spin_shared_mutex";
 };
 struct hybrid_class {
   static constexpr std::string_view name = "test.shared.hybrid_shared_mutex";
@@ -42,7 +42,7 @@ struct sx_tag;
 }  // namespace
 
 // Statistics on and off: the same bytes per lock.
-static_assert(sizeof(sw::rw_spinlock_t<sw::time_policy<>, sw::class_stats<rw_class>>) == sizeof(sw::rw_spinlock));
+static_assert(sizeof(sw::spin_shared_mutex_t<sw::time_policy<>, sw::class_stats<rw_class>>) == sizeof(sw::spin_shared_mutex));
 static_assert(sizeof(sw::hybrid_shared_mutex_t<sw::innodb_policy<>, sw::class_stats<hybrid_class>>) ==
               sizeof(sw::hybrid_shared_mutex));
 static_assert(sizeof(sw::sx_lock_t<sw::innodb_policy<>, sw::class_stats<sx_class>>) == sizeof(sw::sx_lock));
@@ -70,7 +70,7 @@ counted diff_since(const sw::stats_snapshot& before) {
 // contended wait reported twice or not at all.
 TEST(SharedLockStats, RwSpinlockCountsEveryAcquisitionAndOneContendedWait) {
   using policy = sw::time_policy<rw_tag, flag_relaxer>;
-  using lock_t = sw::rw_spinlock_t<policy, sw::class_stats<rw_class>>;
+  using lock_t = sw::spin_shared_mutex_t<policy, sw::class_stats<rw_class>>;
   lock_t l;
   const sw::stats_snapshot before = sw::take_stats_snapshot();
   for (int i = 0; i < 5; ++i) {

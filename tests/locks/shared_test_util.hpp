@@ -115,7 +115,7 @@ void release(L& l, mode m) {
   }
 }
 
-// A wait policy for white-box ordering tests of rw_spinlock and hybrid_shared_mutex. Its spin
+// A wait policy for white-box ordering tests of spin_shared_mutex and hybrid_shared_mutex. Its spin
 // budget is spent from the start, so a queued reader starts a readers' turn (S) at once, and it
 // raises the calling thread's `waiting` flag at the second is_completed() call of a wait. A
 // queued reader asks is_completed() once before it sets S (strong CAS: it succeeds in a quiet

@@ -4,7 +4,7 @@
 #include <spinwise/spinwise.hpp>
 
 #ifndef SPINWISE_TSA_LOCK
-#define SPINWISE_TSA_LOCK spinwise::rw_spinlock
+#define SPINWISE_TSA_LOCK spinwise::spin_shared_mutex
 #endif
 
 using lock_type = SPINWISE_TSA_LOCK;

@@ -103,7 +103,7 @@ struct latch {
 }  // namespace
 
 int main() {
-  config<spinwise::rw_spinlock> a;
+  config<spinwise::spin_shared_mutex> a;
   config<spinwise::hybrid_shared_mutex> b;
   config<spinwise::sx_lock> c;
   timed t;

@@ -59,12 +59,12 @@ int run(bool inverted) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s rw_spinlock|hybrid_shared_mutex|sx_lock|sx_lock_sx inverted|ordered\n", argv[0]);
+    std::fprintf(stderr, "usage: %s spin_shared_mutex|hybrid_shared_mutex|sx_lock|sx_lock_sx inverted|ordered\n", argv[0]);
     return 2;
   }
   const bool inverted = std::strcmp(argv[2], "inverted") == 0;
   const char* t = argv[1];
-  if (!std::strcmp(t, "rw_spinlock")) return run<spinwise::rw_spinlock, false>(inverted);
+  if (!std::strcmp(t, "spin_shared_mutex")) return run<spinwise::spin_shared_mutex, false>(inverted);
   if (!std::strcmp(t, "hybrid_shared_mutex")) return run<spinwise::hybrid_shared_mutex, false>(inverted);
   if (!std::strcmp(t, "sx_lock")) return run<spinwise::sx_lock, false>(inverted);
   if (!std::strcmp(t, "sx_lock_sx")) return run<spinwise::sx_lock, true>(inverted);

@@ -1,5 +1,5 @@
 #pragma once
-// The 64-bit lock word of the writer-preferring reader-writer locks (rw_spinlock,
+// The 64-bit lock word of the writer-preferring reader-writer locks (spin_shared_mutex,
 // hybrid_shared_mutex), its predicates and its uncontended transitions. Each lock keeps its
 // waiting (spin, or spin then park) and its state diagram in its own header.
 //
