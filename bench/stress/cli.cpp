@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+
+#include "spinwise/version.hpp"
 
 namespace spinwise::stress {
 
@@ -33,6 +36,7 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
 
   CLI::App app{kDescription, "spinwise-stress"};
   app.get_formatter()->column_width(34);
+  app.set_version_flag("--version", "spinwise-stress " + std::string(kVersion), "print the version and exit");
   std::string scenario_s = "stats-lock", policy_s, cpu_s, sweep_cpus_s;
   std::uint32_t delay = 0, mult = 0, loops = 0, unit = 0;
   double duration = w.duration_s, warmup = -1;

@@ -31,8 +31,8 @@ struct cli_options {
 
 struct parse_outcome {
   bool run = false;   // false: exit with exit_code after printing message
-  int exit_code = 0;  // 0 for --help / --list-locks, 2 for a bad command line
-  std::string message;  // help text (stdout) or "spinwise-stress: error: ..." (stderr)
+  int exit_code = 0;  // 0 for --help / --version / --list-locks, 2 for a bad command line
+  std::string message;  // help or version text (stdout) or "spinwise-stress: error: ..." (stderr)
   cli_options options;
 };
 

@@ -1,52 +1,42 @@
 #include "emulated_relaxer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <deque>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "enum_names.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
+#include "spinwise/runtime/order_stats.hpp"
 #include "spinwise/runtime/relax_cost.hpp"
 
 namespace spinwise::stress {
 
-std::string_view to_string(cpu_model m) noexcept {
-  switch (m) {
-    case cpu_model::native: return "native";
-    case cpu_model::broadwell: return "broadwell";
-    case cpu_model::skylake: return "skylake";
-    case cpu_model::custom: return "custom";
-  }
-  return "unknown";
-}
+namespace {
 
-bool parse_cpu_model(std::string_view s, cpu_model& out) noexcept {
-  for (cpu_model m : {cpu_model::native, cpu_model::broadwell, cpu_model::skylake}) {
-    if (to_string(m) == s) {
-      out = m;
-      return true;
-    }
-  }
-  return false;
-}
+// custom is what --relax-ns sets: printed, not a --cpu-model value.
+constexpr enum_name<cpu_model> kCpuModelNames[] = {{cpu_model::native, "native"},
+                                                   {cpu_model::broadwell, "broadwell"},
+                                                   {cpu_model::skylake, "skylake"},
+                                                   {cpu_model::custom, "custom", false}};
+
+}  // namespace
+
+std::string_view to_string(cpu_model m) noexcept { return name_in(kCpuModelNames, m); }
+
+bool parse_cpu_model(std::string_view s, cpu_model& out) noexcept { return parse_in(kCpuModelNames, s, out); }
 
 namespace {
 
 // Median ns per iteration of the dependent loop, timed with the cycle counter.
-double measure_loop_iter_ns(double counter_hz) {
+double measure_loop_iter_ns() {
   constexpr std::uint32_t kIters = 20000;  // ~7 us at one iteration per cycle
-  std::vector<double> per;
-  cpu_relax_n(relax_kind::none, kIters);  // warm-up
-  for (int t = 0; t < 15; ++t) {
-    const std::uint64_t a = read_counter();
-    cpu_relax_n(relax_kind::none, kIters);
-    const std::uint64_t b = read_counter();
-    per.push_back(static_cast<double>(b - a) * 1e9 / counter_hz / kIters);
-  }
-  std::sort(per.begin(), per.end());
-  return std::max(per[per.size() / 2], 0.01);
+  cpu_relax_n(relax_kind::none, kIters);   // warm-up
+  const std::vector<double> ticks = runtime::time_trials(15, kIters, runtime::counter_read_overhead(),
+                                                         [] { cpu_relax_n(relax_kind::none, kIters); });
+  return std::max(runtime::ticks_to_ns(runtime::median(ticks), counter_frequency()), 0.01);
 }
 
 relax_calibration calibrate() {
@@ -57,38 +47,8 @@ relax_calibration calibrate() {
   opt.kind = c.kind;
   const relax_cost rc = measure_relax_cost(opt);
   c.native_relax_ns = rc.trials > 0 && rc.ns_median > 0 ? rc.ns_median : 0.05;
-  c.loop_iter_ns = measure_loop_iter_ns(c.counter_hz);
+  c.loop_iter_ns = measure_loop_iter_ns();
   return c;
-}
-
-// One thread's accumulators. Only the owner writes (load + store, no read-modify-write on the
-// spin path); snapshots read them from other threads, hence atomics with relaxed order.
-struct thread_spin {
-  std::atomic<std::uint64_t> calls{0}, zero_calls{0}, relaxes{0}, ticks{0}, clipped{0};
-  std::atomic<std::uint64_t> episodes{0}, budgets_spent{0};
-};
-
-struct spin_registry {
-  std::mutex mu;
-  std::deque<thread_spin> all;  // stable addresses; threads come and go, entries stay
-};
-
-spin_registry& registry() {
-  static spin_registry r;
-  return r;
-}
-
-thread_spin& my_spin() {
-  thread_local thread_spin* mine = [] {
-    spin_registry& r = registry();
-    std::lock_guard<std::mutex> g(r.mu);
-    return &r.all.emplace_back();
-  }();
-  return *mine;
-}
-
-inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t d) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
 }
 
 // The active plan, as plain numbers the spin path can read without ordering.
@@ -105,8 +65,6 @@ const relax_calibration& calibration() {
   static const relax_calibration c = calibrate();
   return c;
 }
-
-double ticks_to_ns(std::uint64_t ticks) { return static_cast<double>(ticks) * 1e9 / calibration().counter_hz; }
 
 relax_plan make_plan(cpu_model m, double relax_ns) {
   const relax_calibration& c = calibration();
@@ -177,58 +135,14 @@ inline void issue(std::uint32_t n) noexcept {
 
 }  // namespace
 
-void emulated_relaxer::relax_n(std::uint32_t n) noexcept {
-  thread_spin& s = my_spin();
-  if (n == 0) {
-    bump(s.zero_calls, 1);
-    return;
-  }
-  const std::uint64_t t0 = read_counter();
-  issue(n);
-  const std::uint64_t t1 = read_counter();
-  std::uint64_t ticks = t1 - t0;
-  const double expected = g_expected_ticks.load(std::memory_order_relaxed) * n;
-  const double limit = 2.0 * expected + 50e-6 * calibration().counter_hz;
-  if (static_cast<double>(ticks) > limit) {
-    ticks = static_cast<std::uint64_t>(expected);
-    bump(s.clipped, 1);
-  }
-  bump(s.calls, 1);
-  bump(s.relaxes, n);
-  bump(s.ticks, ticks);
-}
+void emulated_relaxer::relax_n(std::uint32_t n) noexcept { issue(n); }
 
 double emulated_relaxer::measure_achieved_ns(std::uint32_t n) {
-  std::vector<double> per;
   issue(n / 10);  // warm-up
-  for (int t = 0; t < 7; ++t) {
-    const std::uint64_t a = read_counter();
-    issue(n);
-    const std::uint64_t b = read_counter();
-    per.push_back(ticks_to_ns(b - a) / n);
-  }
-  std::sort(per.begin(), per.end());
-  return per[per.size() / 2];
+  const std::vector<double> ticks =
+      runtime::time_trials(7, n, runtime::counter_read_overhead(), [n] { issue(n); });
+  return runtime::ticks_to_ns(runtime::median(ticks), counter_frequency());
 }
-
-spin_totals spin_snapshot() {
-  spin_registry& r = registry();
-  std::lock_guard<std::mutex> g(r.mu);
-  spin_totals t;
-  for (const thread_spin& s : r.all) {
-    t.calls += s.calls.load(std::memory_order_relaxed);
-    t.zero_calls += s.zero_calls.load(std::memory_order_relaxed);
-    t.relaxes += s.relaxes.load(std::memory_order_relaxed);
-    t.ticks += s.ticks.load(std::memory_order_relaxed);
-    t.clipped += s.clipped.load(std::memory_order_relaxed);
-    t.episodes += s.episodes.load(std::memory_order_relaxed);
-    t.budgets_spent += s.budgets_spent.load(std::memory_order_relaxed);
-  }
-  return t;
-}
-
-void note_spin_episode() noexcept { bump(my_spin().episodes, 1); }
-void note_budget_spent() noexcept { bump(my_spin().budgets_spent, 1); }
 
 void busy_work_ns(double ns) noexcept {
   if (!(ns > 0.0)) return;

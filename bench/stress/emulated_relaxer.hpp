@@ -1,30 +1,26 @@
 #pragma once
-// The relax instruction of another CPU generation, issued on this one, and timed.
+// The relax instruction of another CPU generation, issued on this one.
 //
-// The incident (../shared/DESIGN.md) is a spin budget written in PAUSE counts whose PAUSE got 14x
-// longer (about 10 cycles before Skylake, about 140 from Skylake on). To replay it on whatever
-// CPU we have, `emulated_relaxer` is the Relax parameter of the stress locks' wait policies: its
-// relax_n(n) waits as long as n relaxes of the emulated CPU would. An emulated relax
+// The incident this tool replays is a spin budget written in PAUSE counts whose PAUSE got 14x
+// longer: InnoDB waits random[0, innodb_spin_wait_delay) x 50 PAUSEs between polls (MySQL Reference
+// Manual, "Configuring Spin Lock Polling"), and Intel's Optimization Reference Manual gives PAUSE
+// "about 10 cycles" before Skylake and "as many as 140 cycles" from Skylake on ("Pause Latency in
+// Skylake Client Microarchitecture"). To replay it on whatever CPU we have, `emulated_relaxer` is
+// the Relax parameter of the stress locks' wait policies: its relax_n(n) waits as long as n
+// relaxes of the emulated CPU would. An emulated relax
 //   - shorter than this CPU's own relax is a calibrated loop of dependent instructions
 //     (cpu_relax_n(relax_kind::none, k): a counter chain with a compiler barrier, about one
 //     iteration per core cycle, from arch/);
 //   - longer is this CPU's relaxes plus that loop for the remainder;
 //   - `native` is this CPU's relax itself.
-// Every delay loop times itself with the cycle counter into per-thread accumulators, so the
-// share of CPU spent in spin delays is measured, not estimated (the incident's 28% in ut_delay
-// was found with perf top; we have no perf counters on the dev machines).
-//
-// Timing costs two counter reads per relax_n call (about 20 ns on our VM): noise against an
-// InnoDB round (50 relaxes per unit), but it triples a no_backoff poll (one relax per call), so
-// read no_backoff's spin figures as an upper bound.
-//
-// A delay loop that took far longer than its instructions can (more than twice the expected
-// time plus 50 us) was preempted in the middle: it is counted at its expected length, and the
-// count of such loops is reported, so a descheduled spinner does not inflate the spin share.
+// The relaxer only emulates: the time spent in its delays is measured by the locks' statistics
+// policy (the wait meter times every round), and the stress policy wrapper counts the rounds
+// (counted_policy.hpp), so the share of CPU spent spinning is measured, not estimated (the
+// incident's 28% in ut_delay was found with perf top; we have no perf counters on the dev
+// machines).
 //
 // Configure only while no thread relaxes (between runs): the plan is read without ordering.
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,8 +31,9 @@ namespace spinwise::stress {
 
 enum class cpu_model : std::uint8_t { native, broadwell, skylake, custom };
 
-// Cycles of one PAUSE at 3 GHz on the generations the incident spans (perf.md §1.1: the Intel
-// manual's "about 10 cycles" before Skylake, "as many as 140 cycles" from Skylake on).
+// One PAUSE at 3 GHz on the generations the incident spans: "about 10 cycles" before Skylake, "as
+// many as 140 cycles" from Skylake on (Intel 64 and IA-32 Architectures Optimization Reference
+// Manual).
 inline constexpr double kBroadwellRelaxNs = 10.0 / 3.0;
 inline constexpr double kSkylakeRelaxNs = 140.0 / 3.0;
 
@@ -65,21 +62,9 @@ struct relax_plan {
 // std::invalid_argument for a non-positive or absurd relax_ns.
 relax_plan make_plan(cpu_model m, double relax_ns = 0);
 
-// Running totals of every delay loop since the process started, summed over threads.
-struct spin_totals {
-  std::uint64_t calls = 0;       // relax_n calls with n > 0 (InnoDB: spin rounds that delayed)
-  std::uint64_t zero_calls = 0;  // relax_n(0): rounds whose random delay came out 0
-  std::uint64_t relaxes = 0;     // emulated relaxes issued
-  std::uint64_t ticks = 0;       // counter ticks inside the delay loops
-  std::uint64_t clipped = 0;     // loops counted at their expected length (preempted)
-  std::uint64_t episodes = 0;    // spin episodes begun (a waiter built: the lock was busy)
-  std::uint64_t budgets_spent = 0;  // episodes whose spin_loops rounds ran out (then yield / park)
-};
-spin_totals spin_snapshot();
-double ticks_to_ns(std::uint64_t ticks);
-
 class emulated_relaxer {
  public:
+  // Waits as long as n relaxes of the emulated CPU.
   static void relax_n(std::uint32_t n) noexcept;
   static void relax() noexcept { relax_n(1); }
   // One emulated relax in ns: the time policies convert their ns budgets with it, so an
@@ -91,10 +76,6 @@ class emulated_relaxer {
   // Measures what the plan achieves: ns per emulated relax over `n` relaxes (not accounted).
   static double measure_achieved_ns(std::uint32_t n = 20000);
 };
-
-// Hooks for the stress locks' counting policy (lock_catalog.cpp): per-thread, no shared line.
-void note_spin_episode() noexcept;
-void note_budget_spent() noexcept;
 
 // Spends about `ns` nanoseconds on the dependent loop: the workload's own CPU work.
 void busy_work_ns(double ns) noexcept;

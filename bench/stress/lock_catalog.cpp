@@ -6,42 +6,38 @@
 #include <shared_mutex>
 #include <stdexcept>
 
+#include "counted_policy.hpp"
 #include "emulated_relaxer.hpp"
+#include "enum_names.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/hybrid_mutex.hpp"
-#include "spinwise/thread_annotations.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/mcs_mutex.hpp"
-#include "spinwise/rw_spinlock.hpp"
+#include "spinwise/spin_shared_mutex.hpp"
 #include "spinwise/sx_lock.hpp"
 #include "spinwise/tas_mutex.hpp"
+#include "spinwise/thread_annotations.hpp"
 #include "spinwise/ticket_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
 #include "spinwise/wait_policy.hpp"
 
 namespace spinwise::stress {
 
-std::string_view to_string(policy_kind p) noexcept {
-  switch (p) {
-    case policy_kind::innodb: return "innodb";
-    case policy_kind::time: return "time";
-    case policy_kind::exp_backoff: return "exp_backoff";
-    case policy_kind::no_backoff: return "no_backoff";
-    case policy_kind::none: return "none";
-  }
-  return "unknown";
-}
+namespace {
 
-bool parse_policy(std::string_view s, policy_kind& out) noexcept {
-  for (policy_kind p : {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff, policy_kind::no_backoff}) {
-    if (to_string(p) == s) {
-      out = p;
-      return true;
-    }
-  }
-  return false;
-}
+// none is the reference locks' "policy": printed, not a --policy value.
+constexpr enum_name<policy_kind> kPolicyNames[] = {{policy_kind::innodb, "innodb"},
+                                                   {policy_kind::time, "time"},
+                                                   {policy_kind::exp_backoff, "exp_backoff"},
+                                                   {policy_kind::no_backoff, "no_backoff"},
+                                                   {policy_kind::none, "none", false}};
+
+}  // namespace
+
+std::string_view to_string(policy_kind p) noexcept { return name_in(kPolicyNames, p); }
+
+bool parse_policy(std::string_view s, policy_kind& out) noexcept { return parse_in(kPolicyNames, s, out); }
 
 namespace {
 
@@ -53,37 +49,13 @@ using time_p = time_policy<stress_tag, emulated_relaxer>;
 using exp_p = exp_backoff_policy<stress_tag, emulated_relaxer>;
 using none_p = no_backoff_policy<stress_tag, emulated_relaxer>;
 
-// A policy that counts what the locks do with it: each waiter built is a spin episode (the lock
-// was busy), and the first is_completed() that answers true is a spent budget, after which every
-// spinwise lock yields and, for the hybrid ones (hybrid_mutex, hybrid_shared_mutex, sx_lock),
-// parks on a futex unless the lock came free in between. So for those, spent budgets are the
-// parks (InnoDB's "OS waits"), counted at the decision to park, as InnoDB counts them.
-template <class Inner>
-struct counted : Inner {
-  class waiter : public Inner::waiter {
-   public:
-    waiter() noexcept { note_spin_episode(); }
-    bool is_completed() const noexcept {
-      const bool done = Inner::waiter::is_completed();
-      if (done && !reported_) {
-        reported_ = true;
-        note_budget_spent();
-      }
-      return done;
-    }
-
-   private:
-    mutable bool reported_ = false;
-  };
-};
-
 template <class L>
 struct alignas(kCacheLinePad) padded {
   L lock;
 };
 
 // Type erasure hands a held latch from one call to the next, which Clang's thread-safety analysis
-// cannot follow: the workload pairs every acquire with its release itself (workload.cpp).
+// cannot follow: the scenarios pair every acquire with its release themselves (scenario.hpp).
 #define STRESS_UNCHECKED SPINWISE_NO_THREAD_SAFETY_ANALYSIS
 
 template <class L, bool Shared>
@@ -128,9 +100,6 @@ std::unique_ptr<latch_set> make_array(std::size_t n) {
 }
 
 // The lock statistics class every stress lock that takes a statistics policy records into.
-struct stress_latch_class {
-  static constexpr std::string_view name = kStressLatchClass;
-};
 using stress_stats = class_stats<stress_latch_class>;
 
 // One spinwise lock template over the four policies. MakeLock<P> names the lock type.
@@ -154,7 +123,7 @@ template <class P> using ttas_mutex_s = ttas_mutex_t<P, stress_stats>;
 template <class P> using tas_mutex_s = tas_mutex_t<P, stress_stats>;
 template <class P> using ticket_mutex_s = ticket_mutex_t<P, stress_stats>;
 template <class P> using mcs_mutex_s = mcs_mutex_t<P, stress_stats>;
-template <class P> using rw_spinlock_s = rw_spinlock_t<P, stress_stats>;
+template <class P> using spin_shared_mutex_s = spin_shared_mutex_t<P, stress_stats>;
 template <class P> using hybrid_shared_mutex_s = hybrid_shared_mutex_t<P, stress_stats>;
 template <class P> using sx_lock_s = sx_lock_t<P, stress_stats>;
 
@@ -179,7 +148,7 @@ const std::vector<entry>& entries() {
       {{"tas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<tas_mutex_s, false>},
       {{"ticket_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<ticket_mutex_s, false>},
       {{"mcs_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<mcs_mutex_s, false>},
-      {{"rw_spinlock", true, true, false, true, kInnodbFirst}, &make_spinwise<rw_spinlock_s, true>},
+      {{"spin_shared_mutex", true, true, false, true, kInnodbFirst}, &make_spinwise<spin_shared_mutex_s, true>},
       {{"hybrid_shared_mutex", true, true, true, true, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_s, true>},
       {{"sx_lock", true, true, true, true, kInnodbFirst}, &make_spinwise<sx_lock_s, true>},
       {{"std::mutex", false, false, true, false, {policy_kind::none}},
@@ -202,6 +171,7 @@ const std::vector<lock_info>& lock_catalog() {
 }
 
 const lock_info* find_lock(std::string_view name) {
+  if (name == "rw_spinlock") name = "spin_shared_mutex";  // its name before 0.2.0
   for (const lock_info& i : lock_catalog()) {
     if (i.name == name) return &i;
   }
@@ -234,40 +204,37 @@ policy_kind resolve_policy(const lock_choice& c) {
   return p;
 }
 
+namespace {
+
+// Sets Policy's knobs to `c`'s, the documented defaults for unset ones, all or nothing: spin_loops
+// (every policy has it), then `own` fills the policy's other knobs.
+template <class Policy, class Settings, class Own>
+void set_knobs(const lock_choice& c, Own&& own) {
+  Settings s;
+  own(s);
+  s.spin_loops = c.spin_loops.value_or(s.spin_loops);
+  const knob_status st = Policy::set(s);
+  if (!st.ok()) throw std::invalid_argument(st.message());
+}
+
+}  // namespace
+
 void apply_knobs(const lock_choice& c) {
-  const policy_kind p = resolve_policy(c);
-  const auto check = [](knob_status s) {
-    if (!s.ok()) throw std::invalid_argument(s.message());
-  };
-  switch (p) {
-    case policy_kind::innodb: {
-      innodb_settings s;
-      s.spin_wait_delay = c.spin_wait_delay.value_or(s.spin_wait_delay);
-      s.pause_multiplier = c.pause_multiplier.value_or(s.pause_multiplier);
-      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
-      check(innodb_p::set(s));
+  switch (resolve_policy(c)) {
+    case policy_kind::innodb:
+      set_knobs<innodb_p, innodb_settings>(c, [&](innodb_settings& s) {
+        s.spin_wait_delay = c.spin_wait_delay.value_or(s.spin_wait_delay);
+        s.pause_multiplier = c.pause_multiplier.value_or(s.pause_multiplier);
+      });
       break;
-    }
-    case policy_kind::time: {
-      time_settings s;
-      s.spin_wait_delay = c.spin_wait_delay.value_or(s.spin_wait_delay);
-      s.delay_unit_ns = c.delay_unit_ns.value_or(s.delay_unit_ns);
-      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
-      check(time_p::set(s));
+    case policy_kind::time:
+      set_knobs<time_p, time_settings>(c, [&](time_settings& s) {
+        s.spin_wait_delay = c.spin_wait_delay.value_or(s.spin_wait_delay);
+        s.delay_unit_ns = c.delay_unit_ns.value_or(s.delay_unit_ns);
+      });
       break;
-    }
-    case policy_kind::exp_backoff: {
-      exp_backoff_settings s;
-      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
-      check(exp_p::set(s));
-      break;
-    }
-    case policy_kind::no_backoff: {
-      no_backoff_settings s;
-      s.spin_loops = c.spin_loops.value_or(s.spin_loops);
-      check(none_p::set(s));
-      break;
-    }
+    case policy_kind::exp_backoff: set_knobs<exp_p, exp_backoff_settings>(c, [](exp_backoff_settings&) {}); break;
+    case policy_kind::no_backoff: set_knobs<none_p, no_backoff_settings>(c, [](no_backoff_settings&) {}); break;
     case policy_kind::none: break;
   }
 }
@@ -295,8 +262,9 @@ std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p
 
 std::unique_ptr<latch_set> make_latch_set(const lock_choice& c, std::size_t n) {
   const policy_kind p = resolve_policy(c);
+  const lock_info* info = find_lock(c.lock);
   for (const entry& e : entries()) {
-    if (e.info.name == c.lock) return e.make(p, n);
+    if (info != nullptr && e.info.name == info->name) return e.make(p, n);
   }
   throw std::invalid_argument("unknown lock '" + c.lock + "'");
 }

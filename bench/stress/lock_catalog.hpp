@@ -2,12 +2,15 @@
 // The locks spinwise-stress can put under load, chosen by name at run time.
 //
 // Every spinwise lock is instantiated with the stress Tag (its knobs are set without touching
-// the process-wide ones) and the emulated relaxer (so the spin delay is the emulated CPU's and is
-// timed), wrapped in a policy that counts spin episodes and spent budgets, and records into the
-// lock class "stress_latch" (<spinwise/lock_stats.hpp>), which counts parks exactly. A lock
-// without a statistics policy would fall back to spent budgets standing for parks (lock_stats
-// false). std::mutex and std::shared_mutex are the references: they have no policy, and their
-// parks are not counted (voluntary context switches show them).
+// the process-wide ones) and the emulated relaxer (so the spin delay is the emulated CPU's), and
+// records into the lock class "stress_latch" (<spinwise/lock_stats.hpp>): the run reads its time
+// in spin delays, relaxes, contended waits, yields and exact parks from there. A thin wrapper
+// around the policy (counted_policy.hpp) adds what the statistics do not count to the thread's
+// spin_tally: rounds that delayed, zero-length and preempted rounds, spin episodes, spent
+// budgets. A spinwise lock without a statistics policy (lock_stats false; none is today) would
+// report no spin time, and spent budgets would stand for its parks. std::mutex and
+// std::shared_mutex are the references: they have no policy, and their parks are not counted
+// (voluntary context switches show them).
 //
 // A latch_set is N latches of one type behind one virtual call per operation: a few ns against
 // critical sections and work measured in microseconds, and the workload is compiled once instead
@@ -24,7 +27,10 @@
 namespace spinwise::stress {
 
 // The lock statistics class (<spinwise/lock_stats.hpp>) of the stress locks that take one.
-inline constexpr std::string_view kStressLatchClass = "stress_latch";
+struct stress_latch_class {
+  static constexpr std::string_view name = "stress_latch";
+};
+inline constexpr std::string_view kStressLatchClass = stress_latch_class::name;
 
 enum class policy_kind : std::uint8_t { innodb, time, exp_backoff, no_backoff, none };
 
@@ -44,7 +50,7 @@ const lock_info* find_lock(std::string_view name);
 
 // The lock under test and its knobs; unset knobs keep the policy's documented defaults.
 struct lock_choice {
-  std::string lock;  // empty: the scenario's default (workload.hpp default_lock)
+  std::string lock;  // empty: the scenario's default (workload_config.hpp default_lock)
   std::optional<policy_kind> policy;  // unset: the lock's default policy
   std::optional<std::uint32_t> spin_wait_delay, pause_multiplier, spin_loops, delay_unit_ns;
 };

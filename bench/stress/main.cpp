@@ -42,48 +42,54 @@ std::string join_dir(const std::string& dir, const std::string& name) {
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-int run(const cli_options& o) {
-  const bool stdout_taken = o.json_path == "-" || o.csv_path == "-";
-  std::ostream& human = stdout_taken ? std::cerr : std::cout;
-  std::vector<run_result> runs;
-  nlohmann::json extra = nlohmann::json::object();
-  std::string json_path = o.json_path, csv_path = o.csv_path, png_path = o.png_path;
+// Where the run's files go: the flags' paths, and for a sweep sweep-<scenario>.* in --out-dir
+// for those not named.
+struct output_paths {
+  std::string json, csv, png;
+};
 
+output_paths outputs_of(const cli_options& o) {
+  output_paths p{o.json_path, o.csv_path, o.png_path};
   if (o.sweep) {
     const std::string base = "sweep-" + std::string(to_string(o.workload.sc));
-    if (json_path.empty()) json_path = join_dir(o.out_dir, base + ".json");
-    if (csv_path.empty()) csv_path = join_dir(o.out_dir, base + ".csv");
-    if (png_path.empty()) png_path = join_dir(o.out_dir, base + ".png");
-    const std::vector<sweep_point> pts = sweep_points(o.sweep_opts);
-    human << "sweep: " << pts.size() << " points x " << o.sweep_opts.repeat << " runs x " << o.workload.duration_s
-          << " s = about " << static_cast<long>(pts.size() * o.sweep_opts.repeat * o.workload.duration_s + 0.5)
-          << " s\n";
-    runs = run_sweep(o.workload, o.sweep_opts, human);
-    extra["sweep"] = {{"delays", o.sweep_opts.delays},
-                      {"time_policy_delay", o.sweep_opts.time_delay},
-                      {"time_policy_unit_ns", o.sweep_opts.unit_ns},
-                      {"repeat", o.sweep_opts.repeat}};
-  } else {
-    runs.push_back(run_workload(o.workload));
-    if (!o.quiet) human << format_run(runs.back());
+    if (p.json.empty()) p.json = join_dir(o.out_dir, base + ".json");
+    if (p.csv.empty()) p.csv = join_dir(o.out_dir, base + ".csv");
+    if (p.png.empty()) p.png = join_dir(o.out_dir, base + ".png");
   }
+  return p;
+}
 
-  bool ok = true;
-  if (!json_path.empty()) ok &= write_to(json_path, make_document(runs, extra).dump(2) + "\n");
-  if (!csv_path.empty()) ok &= write_to(csv_path, csv_of(runs));
-  if (o.sweep) {
-    const machine_info m = this_machine();
-    const std::string title = "spinwise-stress " + std::string(to_string(o.workload.sc)) + ", " +
-                              o.workload.lock.lock + ", " + std::to_string(o.workload.threads) + " threads on " +
-                              std::to_string(m.cpus) + " CPUs (" + m.cpu_model + "), " + m.date.substr(0, 10);
-    const std::string err = render_png(runs, png_path, title);
-    if (!err.empty()) {
-      std::fprintf(stderr, "spinwise-stress: error: no plot: %s\n", err.c_str());
-      ok = false;
-    } else {
-      human << "wrote " << csv_path << ", " << json_path << ", " << png_path << "\n";
-    }
+// The sweep's runs; its grid goes into the JSON document beside them.
+std::vector<run_result> sweep(const cli_options& o, std::ostream& human, nlohmann::json& extra) {
+  const std::vector<sweep_point> pts = sweep_points(o.sweep_opts);
+  human << "sweep: " << pts.size() << " points x " << o.sweep_opts.repeat << " runs x " << o.workload.duration_s
+        << " s = about " << static_cast<long>(pts.size() * o.sweep_opts.repeat * o.workload.duration_s + 0.5)
+        << " s\n";
+  std::vector<run_result> runs = run_sweep(o.workload, o.sweep_opts, human);
+  extra["sweep"] = {{"delays", o.sweep_opts.delays},
+                    {"time_policy_delay", o.sweep_opts.time_delay},
+                    {"time_policy_unit_ns", o.sweep_opts.unit_ns},
+                    {"repeat", o.sweep_opts.repeat}};
+  return runs;
+}
+
+bool plot_sweep(const cli_options& o, const std::vector<run_result>& runs, const output_paths& p, std::ostream& human) {
+  const report_machine m = this_machine();
+  const std::string title = "spinwise-stress " + std::string(to_string(o.workload.sc)) + ", " + o.workload.lock.lock +
+                            ", " + std::to_string(o.workload.threads) + " threads on " + std::to_string(m.cpus) +
+                            " CPUs (" + m.cpu_model + "), " + m.date.substr(0, 10);
+  const std::string err = render_png(runs, p.png, title);
+  if (!err.empty()) {
+    std::fprintf(stderr, "spinwise-stress: error: no plot: %s\n", err.c_str());
+    return false;
   }
+  human << "wrote " << p.csv << ", " << p.json << ", " << p.png << "\n";
+  return true;
+}
+
+// A run whose accounting does not close is a bug in the tool or the lock: say so, and fail.
+bool accounting_closes(const std::vector<run_result>& runs) {
+  bool ok = true;
   for (const run_result& r : runs) {
     if (r.double_executed || r.missing || r.exclusion_errors) {
       std::fprintf(stderr, "spinwise-stress: error: accounting broken (double %llu, missing %llu, exclusion %llu)\n",
@@ -92,6 +98,27 @@ int run(const cli_options& o) {
       ok = false;
     }
   }
+  return ok;
+}
+
+int run(const cli_options& o) {
+  const bool stdout_taken = o.json_path == "-" || o.csv_path == "-";
+  std::ostream& human = stdout_taken ? std::cerr : std::cout;
+  const output_paths paths = outputs_of(o);
+  nlohmann::json extra = nlohmann::json::object();
+  std::vector<run_result> runs;
+  if (o.sweep) {
+    runs = sweep(o, human, extra);
+  } else {
+    runs.push_back(run_workload(o.workload));
+    if (!o.quiet) human << format_run(runs.back());
+  }
+
+  bool ok = true;
+  if (!paths.json.empty()) ok &= write_to(paths.json, make_document(runs, extra).dump(2) + "\n");
+  if (!paths.csv.empty()) ok &= write_to(paths.csv, csv_of(runs));
+  if (o.sweep) ok &= plot_sweep(o, runs, paths, human);
+  ok &= accounting_closes(runs);
   return ok ? 0 : 1;
 }
 

@@ -1,48 +1,30 @@
 #include "report.hpp"
 
-#include <sys/utsname.h>
-
 #include <cstdio>
-#include <ctime>
-#include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/runtime/machine_info.hpp"
 
 namespace spinwise::stress {
 
-machine_info this_machine() {
-  machine_info m;
-  m.cpu_model = "unknown";
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) m.cpu_model = line.substr(line.find_first_not_of(' ', colon + 1));
-      break;
-    }
-  }
+report_machine this_machine() {
+  const machine_info here = detect_machine();
+  report_machine m;
+  m.cpu_model = here.cpu_model;
   m.cpus = available_cpus();
-  utsname u{};
-  if (uname(&u) == 0) m.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
-#if defined(__clang__)
-  m.compiler = "clang " __clang_version__;
-#elif defined(__GNUC__)
-  m.compiler = "g++ " __VERSION__;
-#endif
+  const std::string machine = runtime::kernel_machine();
+  m.kernel = here.kernel.empty() || machine.empty() ? here.kernel + machine : here.kernel + " " + machine;
+  m.compiler = runtime::compiler_id();
   m.backend = std::string(backend_name()) + "/" + std::string(to_string(active_relax()));
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  m.date = buf;
+  m.date = runtime::utc_now();
   return m;
 }
 
-nlohmann::json to_json(const machine_info& m) {
+nlohmann::json to_json(const report_machine& m) {
   return {{"cpu_model", m.cpu_model}, {"cpus", m.cpus},     {"kernel", m.kernel},
           {"compiler", m.compiler},   {"backend", m.backend}, {"date", m.date}};
 }
@@ -58,13 +40,6 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
-}
-
-std::string knob(const run_result& r, const char* name) {
-  for (const auto& [k, v] : r.knobs) {
-    if (k == name) return std::to_string(v);
-  }
-  return "";
 }
 
 // One CSV column: its name and how to print it for a run.
@@ -84,10 +59,10 @@ const std::vector<column>& columns() {
       {"emulated_relax_ns", [](const run_result& r) { return g(r.emulated_relax_ns); }},
       {"achieved_relax_ns", [](const run_result& r) { return g(r.achieved_relax_ns); }},
       {"native_relax_ns", [](const run_result& r) { return g(r.native_relax_ns); }},
-      {"spin_wait_delay", [](const run_result& r) { return knob(r, "spin_wait_delay"); }},
-      {"pause_multiplier", [](const run_result& r) { return knob(r, "pause_multiplier"); }},
-      {"spin_loops", [](const run_result& r) { return knob(r, "spin_loops"); }},
-      {"delay_unit_ns", [](const run_result& r) { return knob(r, "delay_unit_ns"); }},
+      {"spin_wait_delay", [](const run_result& r) { return knob_text(r, "spin_wait_delay"); }},
+      {"pause_multiplier", [](const run_result& r) { return knob_text(r, "pause_multiplier"); }},
+      {"spin_loops", [](const run_result& r) { return knob_text(r, "spin_loops"); }},
+      {"delay_unit_ns", [](const run_result& r) { return knob_text(r, "delay_unit_ns"); }},
       {"threads", [](const run_result& r) { return std::to_string(r.config.threads); }},
       {"clients", [](const run_result& r) { return std::to_string(r.config.clients); }},
       {"fanout", [](const run_result& r) { return std::to_string(r.config.fanout); }},
@@ -123,10 +98,10 @@ const std::vector<column>& columns() {
       {"budgets_spent_per_s", [](const run_result& r) { return r.counted ? g(r.budgets_spent_per_s) : std::string(); }},
       {"vcsw_per_s", [](const run_result& r) { return g(r.vcsw_per_s); }},
       {"ivcsw_per_s", [](const run_result& r) { return g(r.ivcsw_per_s); }},
-      {"running_mean", [](const run_result& r) { return g(r.running_mean); }},
-      {"running_stddev", [](const run_result& r) { return g(r.running_stddev); }},
-      {"running_p99", [](const run_result& r) { return std::to_string(r.running_p99); }},
-      {"running_max", [](const run_result& r) { return std::to_string(r.running_max); }},
+      {"running_mean", [](const run_result& r) { return g(r.running.mean); }},
+      {"running_stddev", [](const run_result& r) { return g(r.running.stddev); }},
+      {"running_p99", [](const run_result& r) { return g(r.running.p99); }},
+      {"running_max", [](const run_result& r) { return std::to_string(r.running.max); }},
       {"inserts_per_s", [](const run_result& r) { return g(static_cast<double>(r.inserts) / r.window_s); }},
       {"insert_waits_per_s", [](const run_result& r) { return g(static_cast<double>(r.insert_waits) / r.window_s); }},
       {"select_waits_per_s", [](const run_result& r) { return g(static_cast<double>(r.select_waits) / r.window_s); }},
@@ -135,6 +110,18 @@ const std::vector<column>& columns() {
 }
 
 }  // namespace
+
+std::optional<std::uint32_t> knob_value(const run_result& r, std::string_view name) {
+  for (const auto& [k, v] : r.knobs) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
+
+std::string knob_text(const run_result& r, std::string_view name) {
+  const std::optional<std::uint32_t> v = knob_value(r, name);
+  return v ? std::to_string(*v) : std::string();
+}
 
 nlohmann::json to_json(const run_result& r) {
   const workload_config& c = r.config;
@@ -208,9 +195,9 @@ nlohmann::json to_json(const run_result& r) {
                            {"involuntary", r.ivcsw},
                            {"voluntary_per_s", r.vcsw_per_s},
                            {"involuntary_per_s", r.ivcsw_per_s}};
-  j["running_threads"] = {{"samples", r.run_samples}, {"mean", r.running_mean}, {"stddev", r.running_stddev},
-                          {"p50", r.running_p50},     {"p99", r.running_p99},   {"max", r.running_max},
-                          {"series", r.running_series}};
+  j["running_threads"] = {{"samples", r.running.samples}, {"mean", r.running.mean}, {"stddev", r.running.stddev},
+                          {"p50", r.running.p50},     {"p99", r.running.p99},   {"max", r.running.max},
+                          {"series", r.running.series}};
   if (c.sc == scenario::hot_page) {
     j["hot_page"] = {{"inserts", r.inserts},           {"updates", r.updates},           {"selects", r.selects},
                      {"insert_waits", r.insert_waits}, {"update_waits", r.update_waits}, {"select_waits", r.select_waits}};
@@ -227,7 +214,7 @@ nlohmann::json to_json(const run_result& r) {
 
 nlohmann::json make_document(const std::vector<run_result>& runs, const nlohmann::json& extra) {
   nlohmann::json doc;
-  doc["schema"] = kJsonSchema;
+  doc["format"] = kJsonFormat;
   doc["version"] = kJsonVersion;
   doc["machine"] = to_json(this_machine());
   doc["runs"] = nlohmann::json::array();
@@ -270,13 +257,13 @@ std::string table_header() {
 
 std::string table_row(const run_result& r) {
   char buf[256];
-  const std::string delay = knob(r, "spin_wait_delay");
+  const std::string delay = knob_text(r, "spin_wait_delay");
   std::snprintf(buf, sizeof buf, "%-10s %-9s %-7s %5s %9.1f %10.2f %10.1f %6.1f %6.1f %8.0f %8.0f %7u",
                 std::string(to_string(r.config.sc)).c_str(), std::string(to_string(r.config.cpu)).c_str(),
                 std::string(to_string(r.policy)).c_str(), delay.empty() ? "-" : delay.c_str(), r.requests_per_s,
                 r.request_rt.p99_ns / 1e6, r.subquery_rt.p99_ns / 1e3, 100.0 * r.spin_cpu_share,
                 100.0 * r.process_cpu_ns / (r.window_s * 1e9 * r.cpus), r.parks_per_s, r.latch_waits_per_s,
-                r.running_max);
+                r.running.max);
   return buf;
 }
 
@@ -329,10 +316,10 @@ std::string format_run(const run_result& r) {
                   c.lock.lock.c_str());
   }
   o << buf;
-  if (r.run_samples > 0) {
-    std::snprintf(buf, sizeof buf, "  running threads: mean %.1f, sd %.1f, p50 %u, p99 %u, max %u (%llu samples)\n",
-                  r.running_mean, r.running_stddev, r.running_p50, r.running_p99, r.running_max,
-                  static_cast<unsigned long long>(r.run_samples));
+  if (r.running.samples > 0) {
+    std::snprintf(buf, sizeof buf, "  running threads: mean %.1f, sd %.1f, p50 %g, p99 %g, max %u (%llu samples)\n",
+                  r.running.mean, r.running.stddev, r.running.p50, r.running.p99, r.running.max,
+                  static_cast<unsigned long long>(r.running.samples));
   } else {
     std::snprintf(buf, sizeof buf, "  running threads: not sampled (/proc/self/task unreadable)\n");
   }

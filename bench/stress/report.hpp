@@ -1,8 +1,11 @@
 #pragma once
 // What spinwise-stress writes: a human-readable run summary, a table row per run for sweeps,
-// CSV (one row per run, fixed columns) and JSON (schema "spinwise.stress", version 1).
+// CSV (one row per run, fixed columns) and JSON (format "spinwise.stress", version 1).
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -11,25 +14,33 @@
 
 namespace spinwise::stress {
 
-inline constexpr const char* kJsonSchema = "spinwise.stress";
+// The JSON document's envelope: {"format": kJsonFormat, "version": kJsonVersion, ...}, the key
+// spinwise's other tools use.
+inline constexpr const char* kJsonFormat = "spinwise.stress";
 inline constexpr int kJsonVersion = 1;
 
-// The machine the numbers come from (committed results must name it).
-struct machine_info {
-  std::string cpu_model;  // /proc/cpuinfo "model name" (or "unknown")
+// The machine the numbers come from (committed results must name it): the runtime's machine
+// description (<spinwise/runtime/machine_info.hpp>) plus what a run adds.
+struct report_machine {
+  std::string cpu_model;  // detect_machine().cpu_model
   unsigned cpus = 0;      // CPUs this process may use
-  std::string kernel;     // uname -sr
-  std::string compiler;
+  std::string kernel;     // uname -srm
+  std::string compiler;   // runtime::compiler_id()
   std::string backend;    // spinwise relax backend
   std::string date;       // UTC, ISO 8601
 };
-machine_info this_machine();
-nlohmann::json to_json(const machine_info& m);
+report_machine this_machine();
+nlohmann::json to_json(const report_machine& m);
 
 std::string format_run(const run_result& r);  // multi-line summary for one run
 
+// The value of the run's knob `name` ("spin_wait_delay"); none ("" as text) when its policy has no
+// such knob.
+std::optional<std::uint32_t> knob_value(const run_result& r, std::string_view name);
+std::string knob_text(const run_result& r, std::string_view name);
+
 nlohmann::json to_json(const run_result& r);
-// The document for a set of runs: {schema, version, machine, runs: [...]} (+ extra fields).
+// The document for a set of runs: {format, version, machine, runs: [...]} (+ extra fields).
 nlohmann::json make_document(const std::vector<run_result>& runs, const nlohmann::json& extra = nullptr);
 
 // CSV: the header names every column; each run is one row with exactly as many fields.

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include "spinwise/runtime/order_stats.hpp"
+
 namespace spinwise::stress {
 
 running_monitor::running_monitor(double period_ms, const std::atomic<bool>& measuring)
@@ -82,15 +84,10 @@ running_monitor::summary running_monitor::result() const {
   }
   s.mean = sum / static_cast<double>(s.samples);
   s.stddev = std::sqrt(std::max(0.0, sq / static_cast<double>(s.samples) - s.mean * s.mean));
-  std::vector<std::uint16_t> sorted = samples_;
-  std::sort(sorted.begin(), sorted.end());
-  const auto at = [&](double p) {
-    const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-    return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
-  };
-  s.p50 = at(50);
-  s.p99 = at(99);
-  s.max = sorted.back();
+  const std::vector<double> sorted = runtime::sorted_sample(std::vector<double>(samples_.begin(), samples_.end()));
+  s.p50 = runtime::median_sorted(sorted);
+  s.p99 = runtime::quantile_sorted(sorted, 0.99);
+  s.max = static_cast<unsigned>(sorted.back());
   const std::size_t stride = (samples_.size() + kMaxSeries - 1) / kMaxSeries;
   for (std::size_t i = 0; i < samples_.size(); i += stride) s.series.push_back(samples_[i]);
   return s;

@@ -19,7 +19,8 @@ class running_monitor {
   struct summary {
     std::uint64_t samples = 0;
     double mean = 0, stddev = 0;
-    unsigned p50 = 0, p99 = 0, max = 0;
+    double p50 = 0, p99 = 0;  // order statistics of the samples (runtime/order_stats.hpp)
+    unsigned max = 0;
     std::vector<std::uint16_t> series;  // at most kMaxSeries samples, evenly thinned
   };
   static constexpr std::size_t kMaxSeries = 1000;

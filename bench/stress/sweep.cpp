@@ -2,7 +2,6 @@
 
 #include <sys/wait.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include <tuple>
 
 #include "report.hpp"
+#include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise::stress {
 
@@ -59,25 +59,13 @@ struct point_median {
   double delay = 0, rps = 0, p99_ms = 0, spin_pct = 0;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string delay_of(const run_result& r) {
-  for (const auto& [k, v] : r.knobs) {
-    if (k == "spin_wait_delay") return std::to_string(v);
-  }
-  return "0";
-}
+int delay_of(const run_result& r) { return static_cast<int>(knob_value(r, "spin_wait_delay").value_or(0)); }
 
 // (policy, cpu) -> points sorted by delay, medians over repeats.
 std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_of(const std::vector<run_result>& runs) {
   std::map<std::tuple<std::string, std::string, int>, std::vector<const run_result*>> groups;
   for (const run_result& r : runs) {
-    groups[{std::string(to_string(r.policy)), std::string(to_string(r.config.cpu)), std::stoi(delay_of(r))}].push_back(&r);
+    groups[{std::string(to_string(r.policy)), std::string(to_string(r.config.cpu)), delay_of(r)}].push_back(&r);
   }
   std::map<std::pair<std::string, std::string>, std::vector<point_median>> out;
   for (const auto& [key, rs] : groups) {
@@ -88,7 +76,7 @@ std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_
       spin.push_back(100.0 * r->spin_cpu_share);
     }
     out[{std::get<0>(key), std::get<1>(key)}].push_back(
-        {static_cast<double>(std::get<2>(key)), median(rps), median(p99), median(spin)});
+        {static_cast<double>(std::get<2>(key)), runtime::median(rps), runtime::median(p99), runtime::median(spin)});
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "bench_json_check.hpp"
 #include "spinwise/version.hpp"
 
@@ -54,8 +55,7 @@ result run(const std::string& cmd, bool with_stderr = false) {
 // every lock and scenario still runs, which is what this test is about.
 std::string quick_flags() {
   std::string f = "--mode=quick";
-  const char* s = std::getenv("SPINWISE_TEST_SCALE");
-  if (s != nullptr && std::atof(s) > 0 && std::atof(s) < 1.0) f += " --threads=1,3";
+  if (spinwise_test::scale() < 1.0) f += " --threads=1,3";
   return f;
 }
 

@@ -1,15 +1,15 @@
 #pragma once
 // Helpers shared by the statistics tests (tests/stats/ and tests/locks/shared_stats_test.cpp), on
-// top of the lock tests' (scale(), this_tid(), thread_state(), await_asleep()).
+// top of tests/common/test_util.hpp (scale(), this_tid(), thread_state(), await_asleep()).
 
 #include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <thread>
 
-#include "../locks/lock_test_util.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/stats_report.hpp"
+#include "test_util.hpp"
 
 namespace spinwise_test {
 

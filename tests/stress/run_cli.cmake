@@ -1,6 +1,6 @@
 # Runs spinwise-stress once (under the cross emulator if any) in WORK_DIR and checks the outcome:
 # exit status (EXPECT_FAIL: non-zero, else zero), REGEX against stdout+stderr, and when named, a
-# JSON file (schema, version, machine, every run with the metrics the README promises and
+# JSON file (format, version, machine, every run with the metrics the README promises and
 # requests > 0) and a CSV file (a header and rows with as many fields as the header).
 # A run whose JSON shows a run without a completed request is repeated, twice at most: on a loaded
 # machine or under qemu a short window can pass before the first request completes. A tool that
@@ -47,10 +47,10 @@ endif()
 
 if(JSON)
   file(READ "${WORK_DIR}/${JSON}" doc)
-  string(JSON schema GET "${doc}" schema)
+  string(JSON format GET "${doc}" format)
   string(JSON version GET "${doc}" version)
-  if(NOT schema STREQUAL "spinwise.stress" OR NOT version EQUAL 1)
-    message(FATAL_ERROR "${JSON}: schema '${schema}' version '${version}'")
+  if(NOT format STREQUAL "spinwise.stress" OR NOT version EQUAL 1)
+    message(FATAL_ERROR "${JSON}: format '${format}' version '${version}'")
   endif()
   foreach(key cpu_model cpus kernel compiler backend date)
     string(JSON v GET "${doc}" machine ${key})

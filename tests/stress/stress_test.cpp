@@ -1,5 +1,6 @@
 // spinwise-stress's engine, in-process: the workload's accounting, both scenarios on every lock,
-// the emulated relaxer and its timing, the command line, and the JSON / CSV / plot outputs.
+// the emulated relaxer, the policy wrapper's counts and the figures read from the library's lock
+// statistics, the command line, and the JSON / CSV / plot outputs.
 //
 // Runs are bounded in time (a fraction of a second, times SPINWISE_TEST_SCALE) and small (a few
 // threads, short fan-outs), so they fit TSan and qemu; each asserts that it did work. Nothing here
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,11 +23,17 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "counted_policy.hpp"
 #include "emulated_relaxer.hpp"
 #include "histogram.hpp"
 #include "lock_catalog.hpp"
 #include "report.hpp"
+#include "measurement.hpp"
 #include "running_monitor.hpp"
+#include "spin_tally.hpp"
+#include "spinwise/lock_stats.hpp"
+#include "spinwise/runtime/stats_report.hpp"
+#include "spinwise/version.hpp"
 #include "sweep.hpp"
 #include "workload.hpp"
 
@@ -164,21 +172,94 @@ TEST(StressRelaxer, PlansAddUpToTheTarget) {
   EXPECT_THROW(st::make_plan(st::cpu_model::custom, 1e6), std::invalid_argument);
 }
 
-// Guards against delay loops that go unaccounted (the spin share would read 0%).
-TEST(StressRelaxer, EveryDelayLoopIsTimedOnItsThread) {
+// Guards against a wrong plan reaching the locks: the relaxer reports the emulated length the time
+// policies convert with, and achieves about it.
+TEST(StressRelaxer, ReportsAndAchievesTheEmulatedLength) {
   st::emulated_relaxer::configure(st::make_plan(st::cpu_model::skylake));
   EXPECT_DOUBLE_EQ(st::emulated_relaxer::relax_ns(), st::kSkylakeRelaxNs);
-  const st::spin_totals a = st::spin_snapshot();
-  st::emulated_relaxer::relax_n(100);
-  st::emulated_relaxer::relax_n(0);
-  st::emulated_relaxer::relax_n(7);
-  const st::spin_totals b = st::spin_snapshot();
-  EXPECT_EQ(b.calls - a.calls, 2u);
-  EXPECT_EQ(b.zero_calls - a.zero_calls, 1u);
-  EXPECT_EQ(b.relaxes - a.relaxes, 107u);
-  EXPECT_GT(b.ticks, a.ticks);
   EXPECT_GT(st::emulated_relaxer::measure_achieved_ns(1000), 0.0);
   st::emulated_relaxer::configure(st::make_plan(st::cpu_model::native));
+}
+
+// --- the stress policy wrapper -----------------------------------------------------------------
+
+namespace {
+
+// A policy whose rounds delay by a script (0, 5, 0, 7 relaxes, again and again) with Relax R, and
+// whose budget is 3 rounds.
+template <class R>
+struct scripted_policy {
+  using relax = R;
+  class waiter {
+   public:
+    void snooze() noexcept {
+      static constexpr std::uint32_t kScript[4] = {0, 5, 0, 7};
+      const std::uint32_t n = kScript[rounds_ % 4];
+      if (n > 0) R::relax_n(n);  // as the clock-bounded policies: a zero delay issues nothing
+      relaxes_ += n;
+      ++rounds_;
+    }
+    bool is_completed() const noexcept { return rounds_ >= 3; }
+    std::uint32_t rounds() const noexcept { return rounds_; }
+    std::uint64_t relaxes() const noexcept { return relaxes_; }
+
+   private:
+    std::uint64_t relaxes_ = 0;
+    std::uint32_t rounds_ = 0;
+  };
+};
+
+// A relax that is descheduled in the middle of every call: 2 ms for what should cost 1 ns.
+struct preempted_relax {
+  static double relax_ns() noexcept { return 1.0; }
+  static void relax_n(std::uint32_t) noexcept { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }
+};
+
+}  // namespace
+
+// Guards against rounds that go uncounted or are counted per relax call: the wrapper counts, on
+// the calling thread, each round that delayed and each zero-length one, whatever the policy does
+// inside a round, one episode per waiter and one spent budget per episode.
+TEST(StressPolicyWrapper, CountsRoundsEpisodesAndBudgetsOnItsThread) {
+  st::emulated_relaxer::configure(st::make_plan(st::cpu_model::skylake));
+  const st::spin_tally a = st::this_thread_tally();
+  {
+    st::counted<scripted_policy<st::emulated_relaxer>>::waiter w;
+    for (int i = 0; i < 4; ++i) {
+      w.snooze();
+      (void)w.is_completed();
+      (void)w.is_completed();
+    }
+  }
+  const st::spin_tally d = st::this_thread_tally() - a;
+  EXPECT_EQ(d.episodes, 1u);
+  EXPECT_EQ(d.delay_rounds, 2u);
+  EXPECT_EQ(d.zero_rounds, 2u);
+  EXPECT_EQ(d.budgets_spent, 1u) << "one budget spent however often is_completed() is asked";
+  EXPECT_LE(d.preempted_rounds, 2u);
+  st::spin_tally other;
+  std::thread([&] {
+    st::counted<scripted_policy<st::emulated_relaxer>>::waiter w;
+    w.snooze();
+    w.snooze();
+    other = st::this_thread_tally();
+  }).join();
+  EXPECT_EQ(other.episodes, 1u) << "another thread's rounds landed in a shared tally";
+  EXPECT_EQ(other.delay_rounds, 1u);
+  st::emulated_relaxer::configure(st::make_plan(st::cpu_model::native));
+}
+
+// Guards against a descheduled spinner counted as spinning without a trace: a round that took far
+// longer than its relaxes cost is counted as preempted; a zero-length round never is.
+TEST(StressPolicyWrapper, CountsPreemptedRounds) {
+  const st::spin_tally a = st::this_thread_tally();
+  st::counted<scripted_policy<preempted_relax>>::waiter w;
+  w.snooze();  // zero-length
+  w.snooze();  // 5 relaxes of 1 ns in 2 ms
+  const st::spin_tally d = st::this_thread_tally() - a;
+  EXPECT_EQ(d.zero_rounds, 1u);
+  EXPECT_EQ(d.delay_rounds, 1u);
+  EXPECT_EQ(d.preempted_rounds, 1u);
 }
 
 // --- the workload ------------------------------------------------------------------------------
@@ -228,6 +309,7 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
       expect_sound(r);
       EXPECT_GT(r.subqueries_executed_all, 0u);
       EXPECT_EQ(r.counted, li.spinwise);
+      EXPECT_EQ(li.lock_stats, li.spinwise) << "a spinwise lock must record into stress_latch: its spin time is read there";
       EXPECT_EQ(r.parks_exact, li.lock_stats) << "the lock's statistics did not reach the run";
     }
   }
@@ -317,6 +399,73 @@ TEST(StressWorkload, ResolveFillsDefaultsAndRejectsNonsense) {
   EXPECT_THROW(st::resolve(c), std::invalid_argument);
 }
 
+// Guards against a run that reads its spin and wait figures from the wrong lock class or the
+// wrong counter: the library's statistics of "stress_latch" over the window give the time in spin
+// delays, relaxes, contended waits, yields and parks; the thread tally gives what the library does
+// not count. Another class's counters and the process's CPU time must not leak in.
+TEST(StressMeasurement, SpinAndWaitsComeFromTheStressLatchClass) {
+  st::run_result r;
+  r.config = st::resolve(small());  // hybrid_mutex: a parking spinwise lock with statistics
+  r.window_s = 2;
+  r.cpus = 4;
+  st::instant a, b;
+  a.cpu_ns = 1e9;
+  b.cpu_ns = 3e9;  // 2 s of process CPU in the window
+  const auto with = [](const char* name, std::uint64_t base) {
+    spinwise::lock_class_stats c;
+    c.name = name;
+    c.totals.acquisitions = 1000 * base;
+    c.totals.contended = 10 * base;
+    c.totals.rounds = 100 * base;
+    c.totals.relaxes = 5000 * base;
+    c.totals.spin_ticks = spinwise::counter_frequency() / 10 * base;  // 0.1 s per base
+    c.totals.yields = 7 * base;
+    c.totals.parks = 3 * base;
+    return c;
+  };
+  a.stats.classes = {with("other", 50), with("stress_latch", 1)};
+  b.stats.classes = {with("other", 90), with("stress_latch", 3)};
+  st::spin_tally t;
+  t.delay_rounds = 150;
+  t.zero_rounds = 50;
+  t.preempted_rounds = 2;
+  t.episodes = 25;
+  t.budgets_spent = 13;
+  st::add_spin_and_waits(r, a, b, t);
+
+  EXPECT_NEAR(r.spin_ns, 0.2e9, 1e3);  // 2 x 0.1 s
+  EXPECT_DOUBLE_EQ(r.process_cpu_ns, 2e9);
+  EXPECT_NEAR(r.spin_cpu_share, 0.1, 1e-9);
+  EXPECT_NEAR(r.spin_machine_share, 0.2 / (2 * 4), 1e-9);
+  EXPECT_EQ(r.relaxes, 10000u);
+  EXPECT_EQ(r.contended, 20u);
+  EXPECT_EQ(r.yields, 14u);
+  EXPECT_EQ(r.parks, 6u);
+  EXPECT_TRUE(r.parks_exact);
+  EXPECT_DOUBLE_EQ(r.parks_per_s, 3.0);
+  EXPECT_EQ(r.spin_rounds, 150u);
+  EXPECT_EQ(r.zero_rounds, 50u);
+  EXPECT_EQ(r.clipped_rounds, 2u);
+  EXPECT_EQ(r.spin_episodes, 25u);
+  EXPECT_EQ(r.budgets_spent, 13u);
+  EXPECT_DOUBLE_EQ(r.budgets_spent_per_s, 6.5);
+  EXPECT_NE(r.semaphores.find("stress_latch"), std::string::npos);
+  EXPECT_EQ(r.semaphores.find("other"), std::string::npos) << "another lock class in the run's report";
+
+  // A reference lock has no policy: no wait figures, and nothing read from the class.
+  st::run_result s;
+  s.config = r.config;
+  s.config.lock.lock = "std::mutex";
+  s.config.lock.policy.reset();
+  s.window_s = 2;
+  s.cpus = 4;
+  st::add_spin_and_waits(s, a, b, st::spin_tally{});
+  EXPECT_FALSE(s.counted);
+  EXPECT_EQ(s.spin_ns, 0.0);
+  EXPECT_EQ(s.parks, 0u);
+  EXPECT_TRUE(s.semaphores.empty());
+}
+
 // --- the running-thread monitor ------------------------------------------------------------------
 
 // Guards against a /proc parser that misreads the state field (comm may contain ") ").
@@ -381,12 +530,44 @@ TEST(StressCli, DefaultsAndFlagsReachTheConfig) {
   EXPECT_FALSE(p.run);
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_NE(p.message.find("--pause-multiplier"), std::string::npos);
+  EXPECT_NE(p.message.find("--version"), std::string::npos);
+}
+
+// Guards against a --version that runs the workload, or names another version than the library's.
+TEST(StressCli, VersionNamesTheLibraryVersion) {
+  const st::parse_outcome p = parse({"--version"});
+  EXPECT_FALSE(p.run);
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_EQ(p.message, "spinwise-stress " + std::string(spinwise::kVersion) + "\n");
+}
+
+// Every flag is kebab-case: lower-case words joined by '-', as in spinwise's other tools.
+TEST(StressCli, EveryFlagIsKebabCase) {
+  const std::string help = parse({"--help"}).message;
+  std::size_t flags = 0;
+  for (std::size_t at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
+    std::size_t end = at + 2;
+    while (end < help.size() && (std::isalnum(static_cast<unsigned char>(help[end])) || help[end] == '-' ||
+                                 help[end] == '_')) {
+      ++end;
+    }
+    const std::string flag = help.substr(at, end - at);
+    if (flag == "--") continue;
+    ++flags;
+    for (std::size_t i = 2; i < flag.size(); ++i) {
+      const char c = flag[i];
+      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c == '-' && flag[i - 1] != '-'))
+          << flag << " is not kebab-case";
+    }
+  }
+  EXPECT_GE(flags, 30u) << "the help lists fewer flags than the tool has";
 }
 
 // Guards against a bad flag that runs anyway, or fails without saying what was wrong.
 TEST(StressCli, BadFlagsAreRefusedWithTheirName) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--bogus"}, "bogus"},
+      {{"--spin_wait_delay", "6"}, "spin_wait_delay"},  // flags are kebab-case only
       {{"--scenario", "incident"}, "--scenario"},
       {{"--lock", "futex"}, "unknown lock"},
       {{"--policy", "adaptive"}, "--policy"},
@@ -453,7 +634,8 @@ TEST(StressReport, JsonAndCsvCarryEveryMetric) {
   const st::run_result r = run_with_work(c);
   expect_sound(r);
   const nlohmann::json doc = st::make_document({r}, {{"note", "x"}});
-  EXPECT_EQ(doc.at("schema"), "spinwise.stress");
+  EXPECT_EQ(doc.at("format"), "spinwise.stress");
+  EXPECT_FALSE(doc.contains("schema")) << "the envelope key is format, as in spinwise's other tools";
   EXPECT_EQ(doc.at("version"), 1);
   EXPECT_EQ(doc.at("note"), "x");
   for (const char* k : {"cpu_model", "cpus", "kernel", "compiler", "backend", "date"}) {

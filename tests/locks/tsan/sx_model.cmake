@@ -1,4 +1,4 @@
-# Runs the TSan SX-model child (shared_tsan_sx_model_child.cpp) in one mode and checks TSan's
+# Runs the TSan SX-model child (sx_model_child.cpp) in one mode and checks TSan's
 # verdict: -DCHILD=... -DMODE=<mode> -DEXPECT=race|clean
 set(ENV{TSAN_OPTIONS} "halt_on_error=0:exitcode=0:report_signal_unsafe=0")
 execute_process(COMMAND ${CHILD} ${MODE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

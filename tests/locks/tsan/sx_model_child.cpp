@@ -1,4 +1,4 @@
-// Child of the TSan SX-model test (driver: shared_tsan_sx_model.cmake). What ThreadSanitizer
+// Child of the TSan SX-model test (driver: sx_model.cmake). What ThreadSanitizer
 // must conclude about data handed from one sx_lock holder to the next (sx_lock.hpp, file top):
 //   sx_then_s   written under SX, read under a later S: a race (S may read during SX), reported
 //   sx_then_sx  written under SX, written under a later SX: ordered by the SX token, no report

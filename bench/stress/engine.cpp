@@ -1,0 +1,365 @@
+// The engine behind run_workload(): a pool of worker threads, closed-loop clients that hand them
+// requests, and the measurement window. What a sub-query does is the scenario's (scenario.hpp);
+// what the window's edges measured is measurement.cpp's.
+//
+// A client publishes a request of `fanout` sub-queries; idle workers claim its indexes one at a
+// time; the worker that finishes the last one hands the request back, and the client issues the
+// next. At the end workers stop claiming, so a run ends on time whatever the lock does, and a
+// request cut off that way is not counted.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "measurement.hpp"
+#include "running_monitor.hpp"
+#include "scenario.hpp"
+#include "spinwise/detail/jitter.hpp"
+#include "workload.hpp"
+
+namespace spinwise::stress {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds(clock_type::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// One client's request in flight. The client writes the fields, then publishes the request by
+// storing next = 0 (release); a worker claims index i by fetch_add on next (acquire: pairs with
+// that store) and reports it done with fetch_add on done. The worker that completes the request
+// hands it back under mu.
+struct alignas(kCacheLinePad) request_slot {
+  std::atomic<std::uint32_t> next{~0u >> 1};  // no request yet: every claim fails
+  alignas(kCacheLinePad) std::atomic<std::uint32_t> done{0};
+  std::vector<std::atomic<std::uint8_t>> executed;  // verify mode: index i ran (once)
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool complete = false;            // guarded by mu
+  bool counted = false;             // guarded by mu: completed inside the window
+  std::uint64_t complete_ticks = 0; // guarded by mu
+
+  // the client's own
+  std::uint64_t issued = 0, completed = 0;
+  latency_histogram rt;
+};
+
+// The window's two edges.
+struct window_edges {
+  instant a, b;
+};
+
+class engine {
+ public:
+  explicit engine(const workload_config& c) : cfg_(c), scenario_(make_scenario(c)), workers_(c.threads) {
+    for (unsigned i = 0; i < c.clients; ++i) {
+      slots_.push_back(std::make_unique<request_slot>());
+      if (c.verify) slots_.back()->executed = std::vector<std::atomic<std::uint8_t>>(c.fanout);
+    }
+  }
+
+  // A run cut short by an exception still stops and joins its threads.
+  ~engine() {
+    if (!threads_.empty()) stop_threads();
+  }
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  run_result run();
+
+ private:
+  // --- the threads ---
+  void worker_main(unsigned id);
+  void client_main(unsigned id);
+  bool claim_and_run(unsigned id, rng& r);
+  void run_subquery(unsigned id, rng& r);
+  void complete_request(request_slot& s);
+  void post_work();
+
+  // --- run(), step by step ---
+  run_result prepare_emulation_and_knobs() const;
+  void start_threads();
+  window_edges measure_window(clock_type::time_point t_start);
+  void shut_down();  // stop claiming, wake every waiting worker and client
+  void stop_threads();
+  void add_worker_figures(run_result& res) const;
+  void add_client_figures(run_result& res) const;
+  spin_tally measured_spin() const;
+  void add_accounting(run_result& res) const;
+
+  const workload_config& cfg_;
+  std::unique_ptr<scenario_workload> scenario_;
+  std::vector<worker_stats> workers_;
+  std::vector<std::unique_ptr<request_slot>> slots_;
+  std::vector<std::thread> threads_;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> measuring_{false};
+  std::mutex pool_mu_;
+  std::condition_variable pool_cv_;
+  std::atomic<std::uint64_t> post_seq_{0};
+  std::atomic<std::uint64_t> double_executed_{0};
+  std::atomic<std::uint64_t> missing_{0};
+};
+
+// --- the threads ----------------------------------------------------------------------------
+
+void engine::run_subquery(unsigned id, rng& r) {
+  worker_stats& w = workers_[id];
+  const bool measuring = measuring_.load(std::memory_order_relaxed);
+  const spin_tally before = this_thread_tally();
+  const std::uint64_t t0 = read_counter();
+  scenario_->subquery(w, r, measuring);
+  const std::uint64_t t1 = read_counter();
+  ++w.executed_all;
+  if (measuring) {
+    ++w.subqueries;
+    w.subquery_rt.record(t1 - t0);
+    w.spin += this_thread_tally() - before;
+  }
+}
+
+void engine::complete_request(request_slot& s) {
+  const std::uint64_t end = read_counter();
+  const bool counted = measuring_.load(std::memory_order_relaxed) && !stop_.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> g(s.mu);
+    s.complete = true;
+    s.counted = counted;
+    s.complete_ticks = end;
+  }
+  s.cv.notify_one();
+}
+
+bool engine::claim_and_run(unsigned id, rng& r) {
+  const std::size_t n = slots_.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    request_slot& s = *slots_[(id + k) % n];
+    if (s.next.load(std::memory_order_relaxed) >= cfg_.fanout) continue;
+    // acquire: pairs with the client's release store of next = 0 that published the request.
+    const std::uint32_t i = s.next.fetch_add(1, std::memory_order_acquire);
+    if (i >= cfg_.fanout) continue;
+    if (cfg_.verify && s.executed[i].exchange(1, std::memory_order_relaxed) != 0) {
+      double_executed_.fetch_add(1, std::memory_order_relaxed);
+    }
+    run_subquery(id, r);
+    // acq_rel: the last finisher sees every other sub-query's effects before completing.
+    if (s.done.fetch_add(1, std::memory_order_acq_rel) + 1 == cfg_.fanout) complete_request(s);
+    return true;
+  }
+  return false;
+}
+
+void engine::post_work() {
+  {
+    std::lock_guard<std::mutex> g(pool_mu_);
+    post_seq_.fetch_add(1, std::memory_order_relaxed);
+  }
+  pool_cv_.notify_all();
+}
+
+void engine::worker_main(unsigned id) {
+  seed_spin_jitter(detail::mix64(cfg_.seed * 0x9e3779b97f4a7c15ull + id + 1));
+  rng r(cfg_.seed * 1000003u + id);
+  for (;;) {
+    if (stop_.load(std::memory_order_relaxed)) break;
+    const std::uint64_t seen = post_seq_.load(std::memory_order_acquire);
+    if (claim_and_run(id, r)) continue;
+    std::unique_lock<std::mutex> lk(pool_mu_);
+    pool_cv_.wait(lk, [&] {
+      return post_seq_.load(std::memory_order_relaxed) != seen || stop_.load(std::memory_order_relaxed);
+    });
+  }
+}
+
+void engine::client_main(unsigned id) {
+  request_slot& s = *slots_[id];
+  while (!stop_.load(std::memory_order_relaxed)) {
+    s.done.store(0, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> g(s.mu);
+      s.complete = false;
+    }
+    const std::uint64_t issue = read_counter();
+    ++s.issued;
+    s.next.store(0, std::memory_order_release);  // publish: workers may claim from here on
+    post_work();
+    bool complete, counted;
+    std::uint64_t end;
+    {
+      std::unique_lock<std::mutex> lk(s.mu);
+      s.cv.wait(lk, [&] { return s.complete || stop_.load(std::memory_order_relaxed); });
+      complete = s.complete;
+      counted = s.counted;
+      end = s.complete_ticks;
+    }
+    if (!complete) break;  // cut off by the end of the run
+    ++s.completed;
+    if (counted) s.rt.record(end - issue);
+    if (cfg_.verify) {
+      for (auto& e : s.executed) {
+        if (e.exchange(0, std::memory_order_relaxed) == 0) missing_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+}
+
+// --- run(), step by step --------------------------------------------------------------------------
+
+// The configuration, the lock's policy and knobs, and the emulated relax: set before any thread
+// starts, since the relaxer's plan is read without ordering.
+run_result engine::prepare_emulation_and_knobs() const {
+  run_result res;
+  res.config = cfg_;
+  res.cpus = available_cpus();
+  res.policy = resolve_policy(cfg_.lock);
+
+  const relax_calibration& cal = calibration();
+  const relax_plan plan = make_plan(cfg_.cpu, cfg_.relax_ns);
+  emulated_relaxer::configure(plan);
+  apply_knobs(cfg_.lock);
+  res.knobs = effective_knobs(res.policy);
+  res.native_kind = cal.kind;
+  res.native_relax_ns = cal.native_relax_ns;
+  res.loop_iter_ns = cal.loop_iter_ns;
+  res.emulated_relax_ns = plan.target_ns;
+  res.achieved_relax_ns = emulated_relaxer::measure_achieved_ns(2000);
+  return res;
+}
+
+void engine::start_threads() {
+  threads_.reserve(cfg_.threads + cfg_.clients);
+  try {
+    for (unsigned i = 0; i < cfg_.threads; ++i) threads_.emplace_back([this, i] { worker_main(i); });
+    for (unsigned i = 0; i < cfg_.clients; ++i) threads_.emplace_back([this, i] { client_main(i); });
+  } catch (const std::system_error& e) {  // out of threads: stop the ones started, then say so
+    stop_threads();
+    throw std::runtime_error(std::string("cannot start ") + std::to_string(cfg_.threads + cfg_.clients) +
+                             " threads: " + e.what());
+  }
+}
+
+// Sleeps through the warm-up, then measures until the end of the run.
+window_edges engine::measure_window(clock_type::time_point t_start) {
+  const auto at = [&](double s) {
+    return t_start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s));
+  };
+  window_edges w;
+  std::this_thread::sleep_until(at(cfg_.warmup_s));
+  w.a = instant::now();
+  measuring_.store(true, std::memory_order_relaxed);
+  std::this_thread::sleep_until(at(cfg_.duration_s));
+  measuring_.store(false, std::memory_order_relaxed);
+  w.b = instant::now();
+  return w;
+}
+
+void engine::shut_down() {
+  stop_.store(true, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> g(pool_mu_);  // a worker between its check and its wait sees stop
+  }
+  pool_cv_.notify_all();
+  for (auto& s : slots_) {
+    { std::lock_guard<std::mutex> g(s->mu); }  // likewise a client
+    s->cv.notify_all();
+  }
+}
+
+void engine::stop_threads() {
+  shut_down();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+// Sub-queries, latch holds and waits, and hot-page statements, summed over the workers.
+void engine::add_worker_figures(run_result& res) const {
+  latency_histogram sub, hold, wait;
+  std::uint64_t hold_ticks = 0;
+  for (const worker_stats& w : workers_) {
+    sub.merge(w.subquery_rt);
+    hold.merge(w.hold);
+    wait.merge(w.wait);
+    hold_ticks += w.hold_ticks;
+    res.subqueries += w.subqueries;
+    res.acquisitions += w.acquisitions;
+    res.latch_waits += w.waits;
+    res.inserts += w.inserts;
+    res.updates += w.updates;
+    res.selects += w.selects;
+    res.insert_waits += w.insert_waits;
+    res.update_waits += w.update_waits;
+    res.select_waits += w.select_waits;
+    res.subqueries_executed_all += w.executed_all;
+  }
+  res.subqueries_per_s = static_cast<double>(res.subqueries) / res.window_s;
+  res.subquery_rt = summarize_ticks(sub);
+  res.lock_hold = summarize_ticks(hold);
+  res.lock_wait = summarize_ticks(wait);
+  res.latch_waits_per_s = static_cast<double>(res.latch_waits) / res.window_s;
+  res.lock_busy_share = ticks_to_ns(static_cast<double>(hold_ticks)) / (res.window_s * 1e9);
+}
+
+// Requests and their response times, summed over the clients.
+void engine::add_client_figures(run_result& res) const {
+  latency_histogram req;
+  for (const auto& s : slots_) {
+    req.merge(s->rt);
+    res.requests_issued += s->issued;
+    res.requests_completed_all += s->completed;
+    if (s->issued > s->completed) res.subqueries_in_cut_requests += s->done.load(std::memory_order_relaxed);
+  }
+  res.requests = req.count();
+  res.requests_per_s = static_cast<double>(res.requests) / res.window_s;
+  res.request_rt = summarize_ticks(req);
+}
+
+spin_tally engine::measured_spin() const {
+  spin_tally t;
+  for (const worker_stats& w : workers_) t += w.spin;
+  return t;
+}
+
+void engine::add_accounting(run_result& res) const {
+  res.double_executed = double_executed_.load(std::memory_order_relaxed);
+  res.missing = missing_.load(std::memory_order_relaxed);
+  res.exclusion_errors = scenario_->exclusion_errors(workers_);
+}
+
+run_result engine::run() {
+  run_result res = prepare_emulation_and_knobs();
+  const clock_type::time_point t_start = clock_type::now();
+  start_threads();
+  running_monitor monitor(cfg_.sample_ms, measuring_);
+  const window_edges w = measure_window(t_start);
+  monitor.stop();
+  stop_threads();
+  res.total_s = seconds(clock_type::now() - t_start);
+  res.window_s = seconds(w.b.wall - w.a.wall);
+
+  add_worker_figures(res);
+  add_client_figures(res);
+  add_spin_and_waits(res, w.a, w.b, measured_spin());
+  add_context_switches(res, w.a, w.b);
+  res.running = monitor.result();
+  add_accounting(res);
+  return res;
+}
+
+}  // namespace
+
+run_result run_workload(const workload_config& config) {
+  const workload_config c = resolve(config);
+  engine e(c);
+  return e.run();
+}
+
+}  // namespace spinwise::stress

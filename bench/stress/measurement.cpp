@@ -1,0 +1,95 @@
+#include "measurement.hpp"
+
+#include <time.h>
+
+#include <string>
+
+#include "lock_catalog.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
+
+namespace spinwise::stress {
+
+namespace {
+
+double now_process_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+double per_s(std::uint64_t n, double window_s) { return static_cast<double>(n) / window_s; }
+
+// The lock under test's class in a window's statistics; nullptr when it recorded nothing.
+const lock_class_stats* stress_class(const stats_snapshot& window) {
+  for (const lock_class_stats& c : window.classes) {
+    if (c.name == kStressLatchClass) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+instant instant::now() {
+  instant i;
+  i.wall = std::chrono::steady_clock::now();
+  i.cpu_ns = now_process_cpu_ns();
+  getrusage(RUSAGE_SELF, &i.ru);
+  i.stats = take_stats_snapshot();
+  return i;
+}
+
+double ticks_to_ns(double ticks) { return runtime::ticks_to_ns(ticks, counter_frequency()); }
+
+latency_summary summarize_ticks(const latency_histogram& h) {
+  latency_summary s;
+  s.count = h.count();
+  s.mean_ns = ticks_to_ns(h.mean());
+  s.p50_ns = ticks_to_ns(static_cast<double>(h.percentile(50)));
+  s.p99_ns = ticks_to_ns(static_cast<double>(h.percentile(99)));
+  s.p999_ns = ticks_to_ns(static_cast<double>(h.percentile(99.9)));
+  s.max_ns = ticks_to_ns(static_cast<double>(h.max()));
+  return s;
+}
+
+void add_spin_and_waits(run_result& r, const instant& a, const instant& b, const spin_tally& tally) {
+  const lock_info& info = *find_lock(r.config.lock.lock);
+  const stats_snapshot window = diff_stats(a.stats, b.stats);
+  const lock_class_stats* cls = info.lock_stats ? stress_class(window) : nullptr;
+  const lock_stats_totals lib = cls != nullptr ? cls->totals : lock_stats_totals{};
+
+  r.process_cpu_ns = b.cpu_ns - a.cpu_ns;
+  r.spin_ns = ticks_to_ns(static_cast<double>(lib.spin_ticks));
+  r.spin_cpu_share = r.process_cpu_ns > 0 ? r.spin_ns / r.process_cpu_ns : 0;
+  r.spin_machine_share = r.spin_ns / (r.window_s * 1e9 * r.cpus);
+  r.relaxes = lib.relaxes;
+  r.spin_rounds = tally.delay_rounds;
+  r.zero_rounds = tally.zero_rounds;
+  r.clipped_rounds = tally.preempted_rounds;
+
+  r.counted = info.spinwise;
+  r.parking_lock = info.parks;
+  if (!r.counted) return;
+  r.spin_episodes = tally.episodes;
+  r.budgets_spent = tally.budgets_spent;
+  r.parks = r.parking_lock ? r.budgets_spent : 0;
+  if (cls != nullptr) {
+    r.parks_exact = true;
+    r.parks = lib.parks;
+    r.yields = lib.yields;
+    r.contended = lib.contended;
+    stats_snapshot only = window;
+    only.classes = {*cls};
+    r.semaphores = format_stats_text(only);
+  }
+  r.parks_per_s = per_s(r.parks, r.window_s);
+  r.budgets_spent_per_s = per_s(r.budgets_spent, r.window_s);
+}
+
+void add_context_switches(run_result& r, const instant& a, const instant& b) {
+  r.vcsw = static_cast<std::uint64_t>(b.ru.ru_nvcsw - a.ru.ru_nvcsw);
+  r.ivcsw = static_cast<std::uint64_t>(b.ru.ru_nivcsw - a.ru.ru_nivcsw);
+  r.vcsw_per_s = per_s(r.vcsw, r.window_s);
+  r.ivcsw_per_s = per_s(r.ivcsw, r.window_s);
+}
+
+}  // namespace spinwise::stress

@@ -1,0 +1,51 @@
+#pragma once
+// The configuration of a spinwise-stress run: the scenario, the lock, the emulated CPU and the
+// workload's shape, with the defaults each scenario takes and the checks every value passes.
+
+#include <cstdint>
+#include <string_view>
+
+#include "emulated_relaxer.hpp"
+#include "lock_catalog.hpp"
+
+namespace spinwise::stress {
+
+enum class scenario : std::uint8_t { stats_lock, hot_page };
+std::string_view to_string(scenario s) noexcept;
+bool parse_scenario(std::string_view s, scenario& out) noexcept;
+
+// The lock a scenario puts under load unless --lock says otherwise: the incident's InnoDB mutex,
+// the page latch InnoDB would use.
+std::string_view default_lock(scenario s) noexcept;
+
+// CPUs this process may run on (its affinity mask).
+unsigned available_cpus();
+// The incident ran 100+ threads on 8 cores: the same 12.5 threads per CPU here, at least 2.
+unsigned default_threads(unsigned cpus);
+
+struct workload_config {
+  scenario sc = scenario::stats_lock;
+  lock_choice lock;                 // empty lock name: the scenario's default lock
+  cpu_model cpu = cpu_model::native;
+  double relax_ns = 0;              // cpu == custom: one emulated relax
+  unsigned threads = 0;             // 0: default_threads(available_cpus())
+  unsigned clients = 0;             // 0: stats-lock 1, hot-page 100
+  unsigned fanout = 0;              // 0: stats-lock 256, hot-page 1
+  double duration_s = 10;
+  double warmup_s = -1;             // < 0: min(1 s, duration / 5)
+  std::uint64_t seed = 1;
+  double work_before_ns = 7000;
+  double cs_ns = 2000;
+  double work_after_ns = 7000;
+  unsigned inserts = 3, updates = 3, selects = 6;  // hot-page statements per transaction
+  unsigned rows_per_page = 80;
+  unsigned pages = 1024;
+  double sample_ms = 10;            // running-thread sampling period
+  bool verify = false;              // track every sub-query index (accounting tests)
+};
+
+// Fills the zero / negative "default" fields. Throws std::invalid_argument for values out of
+// range, naming the flag (the CLI relies on the messages).
+workload_config resolve(workload_config c);
+
+}  // namespace spinwise::stress
