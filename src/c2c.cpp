@@ -116,7 +116,8 @@ double one_run(int b, line& l, std::uint32_t round_trips, std::uint32_t timeout_
       result = runtime::ticks_per_op(c0, c1, 0.0, round_trips);
     }
   } else {
-    why = r < 0 ? "could not pin the helper thread to cpu " + std::to_string(b) : "helper thread did not start";
+    why =
+        r < 0 ? "could not pin the helper thread to cpu " + std::to_string(b) : "helper thread did not start";
   }
   abort.store(true, std::memory_order_relaxed);
   helper.join();
@@ -174,9 +175,10 @@ c2c_result measure_c2c(const c2c_options& opt) {
   const double ns_per_tick = runtime::ticks_to_ns(1.0, counter_frequency());
   c2c_result res =
       detail::c2c_matrix(opt.cpus.empty() ? runtime::allowed_cpus() : opt.cpus, ns_per_tick, measure_pair);
-  res.method = "store/load ping-pong on one cache line (no relax in the waits), one-way = round trip / 2, median of " +
-               std::to_string(samples) + " runs of " + std::to_string(trips) + " round trips; line allocated " +
-               (any_numa ? "with libnuma on the first CPU's node" : "on the heap (no libnuma)");
+  res.method =
+      "store/load ping-pong on one cache line (no relax in the waits), one-way = round trip / 2, median of " +
+      std::to_string(samples) + " runs of " + std::to_string(trips) + " round trips; line allocated " +
+      (any_numa ? "with libnuma on the first CPU's node" : "on the heap (no libnuma)");
   return res;
 }
 

@@ -35,21 +35,23 @@ SPINWISE_CHAIN_ATTRS std::int64_t add_chain(const volatile std::int64_t* one, st
   std::int64_t x = 0;
   for (std::uint32_t b = 0; b < blocks; ++b) {
 #define SPINWISE_ADD1 x += *one;
-    SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1
-    SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1
+    SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1
+        SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1 SPINWISE_ADD1
+            SPINWISE_ADD1 SPINWISE_ADD1
 #undef SPINWISE_ADD1
   }
   return x;
 }
 
 // The same with an xor after every add: two dependent operations per step, so twice the time.
-SPINWISE_CHAIN_ATTRS std::int64_t add_xor_chain(const volatile std::int64_t* one, const volatile std::int64_t* zero,
-                                                std::uint32_t blocks) {
+SPINWISE_CHAIN_ATTRS std::int64_t add_xor_chain(const volatile std::int64_t* one,
+                                                const volatile std::int64_t* zero, std::uint32_t blocks) {
   std::int64_t x = 0;
   for (std::uint32_t b = 0; b < blocks; ++b) {
 #define SPINWISE_ADD2 x = (x + *one) ^ *zero;
-    SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2
-    SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2
+    SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2
+        SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2 SPINWISE_ADD2
+            SPINWISE_ADD2 SPINWISE_ADD2
 #undef SPINWISE_ADD2
   }
   return x;

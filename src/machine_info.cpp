@@ -58,7 +58,8 @@ std::string get(const std::map<std::string, std::string>& m, const char* key) {
 std::string detect_virtualization(const std::map<std::string, std::string>& cpuinfo) {
   std::string name;
   std::vector<std::string> evidence;
-  const std::string clocksources = read_first_line("/sys/devices/system/clocksource/clocksource0/available_clocksource");
+  const std::string clocksources =
+      read_first_line("/sys/devices/system/clocksource/clocksource0/available_clocksource");
   const std::pair<const char*, const char*> by_clock[] = {
       {"kvm-clock", "kvm"}, {"xen", "xen"}, {"hyperv_clocksource", "hyper-v"}, {"vmware", "vmware"}};
   for (const auto& [needle, vm] : by_clock) {
@@ -75,10 +76,9 @@ std::string detect_virtualization(const std::map<std::string, std::string>& cpui
   }
   const std::string vendor = read_first_line("/sys/class/dmi/id/sys_vendor");
   const std::string product = read_first_line("/sys/class/dmi/id/product_name");
-  const std::pair<const char*, const char*> by_dmi[] = {{"QEMU", "qemu"},     {"KVM", "kvm"},
-                                                        {"VMware", "vmware"}, {"Microsoft Corporation", "hyper-v"},
-                                                        {"Xen", "xen"},       {"Amazon EC2", "amazon"},
-                                                        {"Google", "google"}, {"innotek", "virtualbox"}};
+  const std::pair<const char*, const char*> by_dmi[] = {
+      {"QEMU", "qemu"}, {"KVM", "kvm"},           {"VMware", "vmware"}, {"Microsoft Corporation", "hyper-v"},
+      {"Xen", "xen"},   {"Amazon EC2", "amazon"}, {"Google", "google"}, {"innotek", "virtualbox"}};
   for (const auto& [needle, vm] : by_dmi) {
     if (vendor.find(needle) != std::string::npos || product.find(needle) != std::string::npos) {
       if (name.empty()) name = vm;
@@ -100,7 +100,8 @@ std::string detect_virtualization(const std::map<std::string, std::string>& cpui
 std::string detect_container() {
   if (exists("/.dockerenv")) return "docker (/.dockerenv)";
   if (exists("/run/.containerenv")) return "podman (/run/.containerenv)";
-  if (const char* c = std::getenv("container"); c != nullptr && *c != '\0') return std::string(c) + " ($container)";
+  if (const char* c = std::getenv("container"); c != nullptr && *c != '\0')
+    return std::string(c) + " ($container)";
   std::ifstream in("/proc/1/cgroup");
   std::string line;
   while (std::getline(in, line)) {
@@ -125,7 +126,8 @@ machine_info detect_machine() {
   }
   if (!get(cpuinfo, "CPU implementer").empty()) {  // Arm: no model name, the MIDR fields instead
     m.cpu_vendor = get(cpuinfo, "CPU implementer");
-    if (m.cpu_model.empty()) m.cpu_model = "implementer " + m.cpu_vendor + " part " + get(cpuinfo, "CPU part");
+    if (m.cpu_model.empty())
+      m.cpu_model = "implementer " + m.cpu_vendor + " part " + get(cpuinfo, "CPU part");
     m.cpu_id = "variant " + get(cpuinfo, "CPU variant") + " revision " + get(cpuinfo, "CPU revision");
   }
   if (m.cpu_model.empty()) m.cpu_model = "unknown";
@@ -143,12 +145,15 @@ machine_info detect_machine() {
 
 std::string machine_mismatch(const machine_info& p, const machine_info& h) {
   if (p.arch != h.arch) return "it was made with the " + p.arch + " backend, this build uses " + h.arch;
-  if (p.cpu_model != h.cpu_model) return "it describes CPU model '" + p.cpu_model + "', this machine has '" + h.cpu_model + "'";
+  if (p.cpu_model != h.cpu_model)
+    return "it describes CPU model '" + p.cpu_model + "', this machine has '" + h.cpu_model + "'";
   if (p.cpu_id != h.cpu_id) return "it describes CPU '" + p.cpu_id + "', this machine has '" + h.cpu_id + "'";
   if (p.cpu_count != h.cpu_count) {
-    return "it describes " + std::to_string(p.cpu_count) + " CPUs, this machine has " + std::to_string(h.cpu_count);
+    return "it describes " + std::to_string(p.cpu_count) + " CPUs, this machine has " +
+           std::to_string(h.cpu_count);
   }
-  if (p.counter != h.counter) return "it uses counter '" + p.counter + "', this build reads '" + h.counter + "'";
+  if (p.counter != h.counter)
+    return "it uses counter '" + p.counter + "', this build reads '" + h.counter + "'";
   if (h.counter_hz > 0) {
     const double rel = std::fabs(static_cast<double>(p.counter_hz) - static_cast<double>(h.counter_hz)) /
                        static_cast<double>(h.counter_hz);

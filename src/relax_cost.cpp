@@ -34,7 +34,8 @@ double perf_overhead(const perf_cycle_counter& perf) {
 // Relaxes that fill about `trial_ns`, from a short probe: the fastest of a few 64-relax runs.
 std::uint32_t relaxes_for_trial(relax_kind kind, double trial_ns, double overhead) {
   constexpr std::uint32_t kProbe = 64;
-  const std::vector<double> probes = runtime::time_trials(5, kProbe, overhead, [kind] { cpu_relax_n(kind, kProbe); });
+  const std::vector<double> probes =
+      runtime::time_trials(5, kProbe, overhead, [kind] { cpu_relax_n(kind, kProbe); });
   const double ticks_per_relax = std::max(*std::min_element(probes.begin(), probes.end()), 1e-3);
   const double ticks_wanted = trial_ns * 1e-9 * static_cast<double>(counter_frequency());
   const double n = ticks_wanted / ticks_per_relax;
@@ -51,8 +52,9 @@ relax_cost measure_relax_cost(const relax_cost_options& opt) {
   if (!relax_supported(opt.kind) || opt.trials == 0 || !size_ok) return r;
 
   r.counter_overhead_ticks = runtime::counter_read_overhead();
-  const std::uint32_t n = opt.relaxes_per_trial > 0 ? opt.relaxes_per_trial
-                                                    : relaxes_for_trial(opt.kind, opt.trial_ns, r.counter_overhead_ticks);
+  const std::uint32_t n = opt.relaxes_per_trial > 0
+                              ? opt.relaxes_per_trial
+                              : relaxes_for_trial(opt.kind, opt.trial_ns, r.counter_overhead_ticks);
   const bool count_cycles = opt.perf != nullptr && opt.perf->valid();
   const double cycles_overhead = count_cycles ? perf_overhead(*opt.perf) : 0.0;
   const std::uint32_t rounds = std::clamp<std::uint32_t>(opt.rounds, 1, opt.trials);

@@ -39,7 +39,8 @@ sample_summary summarize(std::vector<double> values, const stability_limits& lim
   // bimodal_min_share of the trials on each side. Outliers from interrupts sit in the top few
   // trials and cannot form a side of their own.
   const std::size_t n = samples.size();
-  const auto side = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(limits.bimodal_min_share * n)));
+  const auto side =
+      std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(limits.bimodal_min_share * n)));
   double best_gap = 0;
   std::size_t cut = 0;
   for (std::size_t i = side; i + side <= n; ++i) {
@@ -62,7 +63,8 @@ sample_summary summarize(std::vector<double> values, const stability_limits& lim
   return s;
 }
 
-double check_drift(sample_summary& s, const std::vector<double>& round_medians, const stability_limits& limits) {
+double check_drift(sample_summary& s, const std::vector<double>& round_medians,
+                   const stability_limits& limits) {
   if (round_medians.size() < 2 || !(s.median > 0)) return 0.0;
   const auto [lo, hi] = std::minmax_element(round_medians.begin(), round_medians.end());
   const double drift = (*hi - *lo) / s.median;

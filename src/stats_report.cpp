@@ -45,7 +45,8 @@ double process_cpu_seconds() {
 // Everything recorded since the process started, merged by class name.
 std::map<std::string, lock_stats_totals> collect_all() {
   std::map<std::string, lock_stats_totals> all;
-  for_each_stats_class([&](std::string_view name, const lock_stats_totals& t) { add(all[std::string(name)], t); });
+  for_each_stats_class(
+      [&](std::string_view name, const lock_stats_totals& t) { add(all[std::string(name)], t); });
   return all;
 }
 
@@ -148,7 +149,8 @@ lock_class_summary summarize(const stats_snapshot& s, const lock_class_stats& c)
   lock_class_summary m;
   const double ns_per_tick = s.counter_hz ? 1e9 / static_cast<double>(s.counter_hz) : 0.0;
   if (t.contended) m.spin_rounds_per_wait = static_cast<double>(t.rounds) / static_cast<double>(t.contended);
-  if (t.acquisitions) m.contended_share = static_cast<double>(t.contended) / static_cast<double>(t.acquisitions);
+  if (t.acquisitions)
+    m.contended_share = static_cast<double>(t.contended) / static_cast<double>(t.acquisitions);
   m.spin_ns = static_cast<double>(t.spin_ticks) * ns_per_tick;
   if (s.process_cpu_seconds > 0) m.spin_cpu_share = m.spin_ns / (s.process_cpu_seconds * 1e9);
   m.wait_ns = static_cast<double>(t.wait_ticks) * ns_per_tick;
@@ -182,11 +184,12 @@ std::string format_stats_text(const stats_snapshot& s) {
                   m.spin_rounds_per_wait, t.relaxes, human_ns(m.spin_ns).c_str(), 100.0 * m.spin_cpu_share);
     out += line;
     std::snprintf(line, sizeof line,
-                  "  Acquisitions %" PRIu64 " (%.2f%% contended); wait total %s, mean %s, max %s, p50 <= %s, "
+                  "  Acquisitions %" PRIu64
+                  " (%.2f%% contended); wait total %s, mean %s, max %s, p50 <= %s, "
                   "p99 <= %s\n",
                   t.acquisitions, 100.0 * m.contended_share, human_ns(m.wait_ns).c_str(),
-                  human_ns(m.mean_wait_ns).c_str(), human_ns(m.max_wait_ns).c_str(), human_ns(m.p50_wait_ns).c_str(),
-                  human_ns(m.p99_wait_ns).c_str());
+                  human_ns(m.mean_wait_ns).c_str(), human_ns(m.max_wait_ns).c_str(),
+                  human_ns(m.p50_wait_ns).c_str(), human_ns(m.p99_wait_ns).c_str());
     out += line;
     std::string others;
     for (const lock_stats_counter& k : kLockStatsCounters) {

@@ -50,7 +50,8 @@ std::vector<int> numbered_entries(const std::string& dir, const std::string& pre
     const std::string name = e->d_name;
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string num = name.substr(prefix.size());
-    if (!std::all_of(num.begin(), num.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    if (!std::all_of(num.begin(), num.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
       continue;
     if (num.size() > 6) continue;
     out.push_back(std::stoi(num));
@@ -68,10 +69,17 @@ std::uint64_t parse_size(const std::string& s) {
   std::uint64_t mult = 1;
   if (end != nullptr && *end != '\0') {
     switch (std::toupper(static_cast<unsigned char>(*end))) {
-      case 'K': mult = 1024; break;
-      case 'M': mult = 1024 * 1024; break;
-      case 'G': mult = 1024ull * 1024 * 1024; break;
-      default: return 0;
+      case 'K':
+        mult = 1024;
+        break;
+      case 'M':
+        mult = 1024 * 1024;
+        break;
+      case 'G':
+        mult = 1024ull * 1024 * 1024;
+        break;
+      default:
+        return 0;
     }
   }
   return static_cast<std::uint64_t>(v) * mult;
@@ -88,7 +96,8 @@ int cache_type_rank(const std::string& t) { return t == "data" ? 0 : t == "instr
 
 void sort_caches(std::vector<cache_level>& caches) {
   std::sort(caches.begin(), caches.end(), [](const cache_level& a, const cache_level& b) {
-    return std::make_tuple(a.level, cache_type_rank(a.type), a.size) < std::make_tuple(b.level, cache_type_rank(b.type), b.size);
+    return std::make_tuple(a.level, cache_type_rank(a.type), a.size) <
+           std::make_tuple(b.level, cache_type_rank(b.type), b.size);
   });
 }
 
@@ -175,12 +184,14 @@ int topology::kind_of(int cpu) const noexcept {
 
 // --- sysfs ---------------------------------------------------------------------------------
 
-topology sysfs_topology(const std::string& cpu_root, const std::string& devices_root, const std::string& node_root) {
+topology sysfs_topology(const std::string& cpu_root, const std::string& devices_root,
+                        const std::string& node_root) {
   topology t;
   t.source = "sysfs";
   std::vector<int> online;
   std::string text;
-  if (!read_text(cpu_root + "/online", text) || !parse_cpu_list(text, online)) online = numbered_entries(cpu_root, "cpu");
+  if (!read_text(cpu_root + "/online", text) || !parse_cpu_list(text, online))
+    online = numbered_entries(cpu_root, "cpu");
   if (online.empty()) {
     t.source = "none";
     t.note = "no CPUs found under " + cpu_root;
@@ -248,10 +259,13 @@ topology sysfs_topology(const std::string& cpu_root, const std::string& devices_
       const std::string d = cdir + "/index" + std::to_string(idx) + "/";
       long long level = 0, line = 0;
       std::string type, size, shared;
-      if (!read_int(d + "level", level) || !read_text(d + "type", type) || !read_text(d + "size", size)) continue;
+      if (!read_int(d + "level", level) || !read_text(d + "type", type) || !read_text(d + "size", size))
+        continue;
       read_int(d + "coherency_line_size", line);
       if (!read_text(d + "shared_cpu_list", shared)) shared = std::to_string(cpu);
-      caches[{static_cast<int>(level), cache_type_name(type), parse_size(size), static_cast<std::uint32_t>(line)}].insert(shared);
+      caches[{static_cast<int>(level), cache_type_name(type), parse_size(size),
+              static_cast<std::uint32_t>(line)}]
+          .insert(shared);
     }
   }
   for (const auto& [key, sets] : caches) {
@@ -267,9 +281,11 @@ topology sysfs_topology(const std::string& cpu_root, const std::string& devices_
   // Core kinds. Intel hybrid: the cpu_core / cpu_atom PMUs list their CPUs.
   std::vector<int> atom, big;
   if (read_text(devices_root + "/cpu_atom/cpus", text) && parse_cpu_list(text, atom) &&
-      read_text(devices_root + "/cpu_core/cpus", text) && parse_cpu_list(text, big) && !atom.empty() && !big.empty()) {
+      read_text(devices_root + "/cpu_core/cpus", text) && parse_cpu_list(text, big) && !atom.empty() &&
+      !big.empty()) {
     t.core_kinds.clear();
-    const std::pair<const char*, const std::vector<int>*> kinds[] = {{"IntelAtom", &atom}, {"IntelCore", &big}};
+    const std::pair<const char*, const std::vector<int>*> kinds[] = {{"IntelAtom", &atom},
+                                                                     {"IntelCore", &big}};
     for (int k = 0; k < 2; ++k) {
       core_kind ck;
       ck.index = k;
@@ -359,14 +375,15 @@ std::string hwloc_version_string() {
   return HWLOC_VERSION;
 #else
   const unsigned v = hwloc_get_api_version();
-  return "API " + std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
+  return "API " + std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." +
+         std::to_string(v & 0xff);
 #endif
 }
 
 }  // namespace
 
 bool load_hwloc_topology(topology& out, std::string* error, const char* synthetic,
-                    const std::vector<std::vector<int>>& register_kinds) {
+                         const std::vector<std::vector<int>>& register_kinds) {
   auto fail = [&](const std::string& why) {
     if (error != nullptr) *error = why;
     return false;
@@ -390,7 +407,8 @@ bool load_hwloc_topology(topology& out, std::string* error, const char* syntheti
   }
 
   topology t;
-  t.source = synthetic != nullptr ? std::string("hwloc synthetic '") + synthetic + "'" : "hwloc " + hwloc_version_string();
+  t.source = synthetic != nullptr ? std::string("hwloc synthetic '") + synthetic + "'"
+                                  : "hwloc " + hwloc_version_string();
   t.packages = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PACKAGE);
   t.cores = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_CORE);
   t.numa_nodes = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_NUMANODE);
@@ -411,7 +429,8 @@ bool load_hwloc_topology(topology& out, std::string* error, const char* syntheti
     }
     t.cpus.push_back(std::move(c));
   }
-  std::sort(t.cpus.begin(), t.cpus.end(), [](const topology_cpu& a, const topology_cpu& b) { return a.cpu < b.cpu; });
+  std::sort(t.cpus.begin(), t.cpus.end(),
+            [](const topology_cpu& a, const topology_cpu& b) { return a.cpu < b.cpu; });
   for (int i = 0; i < t.numa_nodes; ++i) {
     hwloc_obj_t node = hwloc_get_obj_by_type(raw, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
     if (node == nullptr || node->cpuset == nullptr) continue;
@@ -425,7 +444,8 @@ bool load_hwloc_topology(topology& out, std::string* error, const char* syntheti
   // NUMA distances as the OS reports them (none for synthetic topologies without them).
   unsigned nr = 1;
   hwloc_distances_s* dist = nullptr;
-  if (hwloc_distances_get_by_type(raw, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 &&
+  if (hwloc_distances_get_by_type(raw, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY,
+                                  0) == 0 &&
       nr >= 1 && dist != nullptr) {
     const unsigned n = dist->nbobjs;
     for (unsigned r = 0; r < n; ++r) {
@@ -448,7 +468,7 @@ bool load_hwloc_topology(topology& out, std::string* error, const char* syntheti
     c.level = static_cast<int>(first->attr->cache.depth);
     c.type = first->attr->cache.type == HWLOC_OBJ_CACHE_DATA          ? "data"
              : first->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ? "instruction"
-                                                                       : "unified";
+                                                                      : "unified";
     c.size = first->attr->cache.size;
     c.line = first->attr->cache.linesize;
     c.instances = n;
@@ -468,13 +488,15 @@ bool load_hwloc_topology(topology& out, std::string* error, const char* syntheti
       int eff = -1;
       unsigned ninfos = 0;
       hwloc_info_s* infos = nullptr;
-      if (hwloc_cpukinds_get_info(raw, static_cast<unsigned>(k), set.get(), &eff, &ninfos, &infos, 0) != 0) continue;
+      if (hwloc_cpukinds_get_info(raw, static_cast<unsigned>(k), set.get(), &eff, &ninfos, &infos, 0) != 0)
+        continue;
       core_kind ck;
       ck.index = static_cast<int>(t.core_kinds.size());
       ck.efficiency = eff;
       ck.cpus = bitmap_to_cpus(set.get());
       for (unsigned i = 0; i < ninfos; ++i) {
-        ck.infos.emplace_back(infos[i].name != nullptr ? infos[i].name : "", infos[i].value != nullptr ? infos[i].value : "");
+        ck.infos.emplace_back(infos[i].name != nullptr ? infos[i].name : "",
+                              infos[i].value != nullptr ? infos[i].value : "");
         if (ck.name.empty() && ck.infos.back().first == "CoreType") ck.name = ck.infos.back().second;
       }
       if (ck.name.empty()) ck.name = nkinds == 1 ? "all" : "kind " + std::to_string(ck.index);

@@ -59,8 +59,8 @@ TEST(Arch, ActiveRelaxIsWhatTheEnvironmentAsked) {
   const char* expect = std::getenv("SPINWISE_EXPECT_RELAX");
   if (expect == nullptr) {
     if (std::getenv("SPINWISE_RELAX") == nullptr) {
-    EXPECT_EQ(sw::active_relax(), sw::default_relax());
-  }
+      EXPECT_EQ(sw::active_relax(), sw::default_relax());
+    }
     return;
   }
   sw::relax_kind k{};

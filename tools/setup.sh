@@ -11,7 +11,7 @@ packages=(
   g++-aarch64-linux-gnu qemu-user
   clang libclang-rt-14-dev
   gnuplot-nox
-  spin gcc
+  spin gcc clang-format
   libtbb-dev libabsl-dev
 )
 

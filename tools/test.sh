@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone on a fresh Debian 12 machine:
+#   0. format: every tracked C++ file is as clang-format (.clang-format) leaves it
 #   1. models: the SPIN models of the locks' park/wake protocols (tests/models), exhaustive, and
 #      the mutants SPIN must reject; no build, ~20 s
 #   2. Release build, every test under ctest (packaging consumers included), -Werror
@@ -10,7 +11,7 @@
 #   (stages 3-6 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
 #   7. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
 # Each stage prints what it ran and ctest's summary; the last line counts the stages.
-# Usage: tools/test.sh [stage ...]   (stages: models release tsan asan aarch64 generic fuzz; default all)
+# Usage: tools/test.sh [stage ...]   (stages: format models release tsan asan aarch64 generic fuzz; default all)
 # SPINWISE_BUILD_ROOT=<dir> puts the build trees elsewhere than build/ (parallel work in one clone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ tools/setup.sh || { echo "test: setup failed"; exit 1; }
 
 jobs=$(nproc)
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(models release tsan asan aarch64 generic fuzz)
+[ ${#stages[@]} -eq 0 ] && stages=(format models release tsan asan aarch64 generic fuzz)
 passed=0
 failed=0
 failed_names=()
@@ -71,6 +72,23 @@ stage() {  # name, description, function
 
 # The SPIN models (docs/model-checking.md): each protocol checked exhaustively, each mutant must
 # make SPIN report its error. Builds nothing of spinwise; works in a temporary directory.
+# Formatting: clang-format's verdict on every tracked C++ file (and new ones git does not ignore);
+# the files it would change are listed, with the first lines of the difference.
+stage_format() {
+  local files bad=0 f
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.hpp' '*.h' | sort -u)
+  for f in "${files[@]}"; do
+    [ -f "$f" ] || continue
+    if ! clang-format --style=file "$f" | cmp -s - "$f"; then
+      echo "--- $f is not clang-formatted:"
+      clang-format --style=file "$f" | diff "$f" - | head -n 8
+      bad=$((bad + 1))
+    fi
+  done
+  echo "format: ${#files[@]} files checked, $bad not formatted (fix: clang-format -i FILE)"
+  [ $bad -eq 0 ]
+}
+
 stage_models() {
   bash "$root/tests/models/run_models.sh"
 }
@@ -138,6 +156,7 @@ stage_fuzz() {
 
 for s in "${stages[@]}"; do
   case $s in
+    format) stage format "clang-format on every C++ file" stage_format ;;
     models) stage models "SPIN models of the park/wake protocols, exhaustive" stage_models ;;
     release) stage release "Release build, all tests" stage_release ;;
     tsan) stage tsan "ThreadSanitizer build, all tests" stage_tsan ;;
@@ -145,7 +164,7 @@ for s in "${stages[@]}"; do
     aarch64) stage aarch64 "aarch64 cross build, tests under qemu-aarch64 per relax kind" stage_aarch64 ;;
     generic) stage generic "generic backend forced (SPINWISE_ARCH=generic), all tests" stage_generic ;;
     fuzz) stage fuzz "libFuzzer on the profile loader (clang, ASan), bounded" stage_fuzz ;;
-    *) echo "test: unknown stage '$s' (stages: models release tsan asan aarch64 generic fuzz)"; exit 2 ;;
+    *) echo "test: unknown stage '$s' (stages: format models release tsan asan aarch64 generic fuzz)"; exit 2 ;;
   esac
 done
 

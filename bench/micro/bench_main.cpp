@@ -1,6 +1,7 @@
 // spinwise-bench: spinwise's locks beside std, glibc, oneTBB and abseil, in one binary, one run.
 //
-//   spinwise-bench [--mode quick|full] [spinwise-bench flags] [--benchmark_* flags] [-- Google Benchmark flags]
+//   spinwise-bench [--mode quick|full] [spinwise-bench flags] [--benchmark_* flags] [-- Google Benchmark
+//   flags]
 //
 // Every figure worth quoting is a ratio against a peer measured in the same run
 // (bench/micro/report.py makes the tables and plots). See --help and docs/benchmarks.md.
@@ -60,9 +61,14 @@ const std::vector<std::string> kScenarios{"uncontended", "handoff", "contended",
 // Spellings of spinwise-bench 0.1, accepted and not listed: the flags are kebab-case now, as in
 // spinwise-stress and spinwise-calibrate.
 constexpr std::pair<const char*, const char*> kOldSpellings[] = {
-    {"--cs_ns", "--cs-ns"},       {"--local_ns", "--local-ns"},     {"--rw_cs_ns", "--rw-cs-ns"},
-    {"--rw_local_ns", "--rw-local-ns"}, {"--read_pct", "--read-pct"}, {"--max_run_ms", "--max-run-ms"},
-    {"--handoff_delay_ns", "--handoff-delay-ns"}, {"--list_locks", "--list-locks"},
+    {"--cs_ns", "--cs-ns"},
+    {"--local_ns", "--local-ns"},
+    {"--rw_cs_ns", "--rw-cs-ns"},
+    {"--rw_local_ns", "--rw-local-ns"},
+    {"--read_pct", "--read-pct"},
+    {"--max_run_ms", "--max-run-ms"},
+    {"--handoff_delay_ns", "--handoff-delay-ns"},
+    {"--list_locks", "--list-locks"},
 };
 
 std::string respell(const std::string& arg) {
@@ -122,11 +128,16 @@ config parse_flags(int argc, char** argv) {
   auto list = [&](const char* name, std::vector<long>& v, long lo, long hi, const char* what) {
     return app.add_option(name, v, what)->delimiter(',')->check(CLI::Range(lo, hi))->type_name("LIST");
   };
-  list("--threads", c.threads, 1, sb::kMaxThreads, "thread counts for contended and rw (default 1,2,3,4,8,16,32)");
-  auto* o_cs = list("--cs-ns", c.cs_ns, 0, kMaxNs, "contended: critical-section lengths in ns (quick 100; full 0,100,1000)");
-  auto* o_local = list("--local-ns", c.local_ns, 0, kMaxNs, "contended: work outside the lock in ns (quick 100; full 100,1000)");
-  auto* o_rw_cs = list("--rw-cs-ns", c.rw_cs_ns, 0, kMaxNs, "rw: critical-section lengths in ns (quick and full 100)");
-  auto* o_rw_local = list("--rw-local-ns", c.rw_local_ns, 0, kMaxNs, "rw: work outside the lock in ns (quick 100; full 100,1000)");
+  list("--threads", c.threads, 1, sb::kMaxThreads,
+       "thread counts for contended and rw (default 1,2,3,4,8,16,32)");
+  auto* o_cs = list("--cs-ns", c.cs_ns, 0, kMaxNs,
+                    "contended: critical-section lengths in ns (quick 100; full 0,100,1000)");
+  auto* o_local = list("--local-ns", c.local_ns, 0, kMaxNs,
+                       "contended: work outside the lock in ns (quick 100; full 100,1000)");
+  auto* o_rw_cs =
+      list("--rw-cs-ns", c.rw_cs_ns, 0, kMaxNs, "rw: critical-section lengths in ns (quick and full 100)");
+  auto* o_rw_local = list("--rw-local-ns", c.rw_local_ns, 0, kMaxNs,
+                          "rw: work outside the lock in ns (quick 100; full 100,1000)");
   list("--read-pct", c.read_pct, 0, 100, "read shares of the rw scenario, percent (default 50,90,99)");
   app.add_option("--max-run-ms", c.max_run_ms,
                  "stop a contended, rw or handoff run's work after this many ms and report what it did until "
@@ -139,7 +150,8 @@ config parse_flags(int argc, char** argv) {
       ->check(CLI::Range(0L, kMaxNs))
       ->type_name("N")
       ->capture_default_str();
-  app.add_flag("--list-locks", c.list_locks, "print the locks and the peers that were compiled out, then exit");
+  app.add_flag("--list-locks", c.list_locks,
+               "print the locks and the peers that were compiled out, then exit");
 
   try {
     app.parse(own);
@@ -149,7 +161,8 @@ config parse_flags(int argc, char** argv) {
   }
   for (const std::string& extra : app.remaining()) {
     if (extra.rfind("--benchmark_", 0) != 0) {
-      usage_error("'" + extra + "' is not a spinwise-bench flag (Google Benchmark's go as --benchmark_*=... or after --)");
+      usage_error("'" + extra +
+                  "' is not a spinwise-bench flag (Google Benchmark's go as --benchmark_*=... or after --)");
     }
     c.benchmark_flags.push_back(extra);
   }
@@ -201,7 +214,8 @@ void add_c2c_context() {
 void add_context(const config& c, int argc, char** argv, const std::vector<std::string>& catalogue) {
   const spinwise::machine_info m = spinwise::detect_machine();
   benchmark::AddCustomContext("machine.cpu_model", m.cpu_model.empty() ? "unknown" : m.cpu_model);
-  benchmark::AddCustomContext("machine.cpus_allowed", std::to_string(spinwise::runtime::allowed_cpus().size()));
+  benchmark::AddCustomContext("machine.cpus_allowed",
+                              std::to_string(spinwise::runtime::allowed_cpus().size()));
   benchmark::AddCustomContext("machine.kernel", m.kernel + " " + spinwise::runtime::kernel_machine());
   benchmark::AddCustomContext("machine.compiler", spinwise::runtime::compiler_id());
   benchmark::AddCustomContext("machine.glibc", gnu_get_libc_version());
@@ -310,7 +324,8 @@ std::vector<std::string> register_all(const config& c) {
       if (!seen_x.count(typeid(L))) {
         single(benchmark::RegisterBenchmark(("uncontended/" + n).c_str(), sb::run_uncontended<L>));
       }
-      single(benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>));
+      single(
+          benchmark::RegisterBenchmark(("uncontended_shared/" + n).c_str(), sb::run_uncontended_shared<L>));
     }
     if (rw) {
       for (long pct : c.read_pct) {
@@ -320,11 +335,12 @@ std::vector<std::string> register_all(const config& c) {
             const std::uint64_t cs_it = sb::iterations_for_ns(static_cast<double>(cs));
             const std::uint64_t local_it = sb::iterations_for_ns(static_cast<double>(local));
             const auto permille = static_cast<unsigned>(pct * 10);
-            const std::string name = "rw/" + n + "/read_pct:" + std::to_string(pct) + "/cs_ns:" + std::to_string(cs) +
-                                     "/local_ns:" + std::to_string(local);
-            threads(benchmark::RegisterBenchmark(name.c_str(), [holder, cs_it, local_it, permille](benchmark::State& st) {
-              sb::run_rw<L>(st, *holder, cs_it, local_it, permille);
-            }));
+            const std::string name = "rw/" + n + "/read_pct:" + std::to_string(pct) +
+                                     "/cs_ns:" + std::to_string(cs) + "/local_ns:" + std::to_string(local);
+            threads(benchmark::RegisterBenchmark(name.c_str(),
+                                                 [holder, cs_it, local_it, permille](benchmark::State& st) {
+                                                   sb::run_rw<L>(st, *holder, cs_it, local_it, permille);
+                                                 }));
           }
         }
       }

@@ -38,7 +38,8 @@ inline double calibrate_work() {
   std::uint64_t x = 1;
   auto trial = [&x] { x = dependent_work(x, kIterations); };
   trial();  // warm-up: clock ramp, page faults
-  const std::vector<double> ticks = runtime::time_trials(7, kIterations, runtime::counter_read_overhead(), trial);
+  const std::vector<double> ticks =
+      runtime::time_trials(7, kIterations, runtime::counter_read_overhead(), trial);
   benchmark::DoNotOptimize(x);
   const double best = runtime::ticks_to_ns(runtime::summarize_order(ticks).min, counter_frequency());
   work_ns_per_iteration() = std::max(best, 0.01);

@@ -68,26 +68,31 @@ void exclusive_locks(Visitor&& v) {
 
   // spinwise policy variants (the alias's own Tag, so the lock's per-type knobs apply)
   using spinwise::cpu_relaxer;
-  using spinwise::ttas_mutex_tag;
   using spinwise::hybrid_mutex_tag;
-  v(as<spinwise::ttas_mutex_t<spinwise::innodb_policy<ttas_mutex_tag>>>, {"ttas_mutex<innodb>", spinwise_lock, false});
-  v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>>>, {"ttas_mutex<time>", spinwise_lock, false});
+  using spinwise::ttas_mutex_tag;
+  v(as<spinwise::ttas_mutex_t<spinwise::innodb_policy<ttas_mutex_tag>>>,
+    {"ttas_mutex<innodb>", spinwise_lock, false});
+  v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>>>,
+    {"ttas_mutex<time>", spinwise_lock, false});
   v(as<spinwise::ttas_mutex_t<spinwise::exp_backoff_policy<ttas_mutex_tag>>>,
     {"ttas_mutex<exp_backoff>", spinwise_lock, false});
   v(as<spinwise::ttas_mutex_t<spinwise::no_backoff_policy<ttas_mutex_tag>>>,
     {"ttas_mutex<no_backoff>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::innodb_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<innodb>", spinwise_lock, false});
-  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>>>, {"hybrid_mutex<time>", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>>>,
+    {"hybrid_mutex<time>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::exp_backoff_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<exp_backoff>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<no_backoff>", spinwise_lock, false});
 
   // statistics on (their cost: compare with the same lock without them)
-  v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>, spinwise::class_stats<bench_stats_class>>>,
+  v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>,
+                              spinwise::class_stats<bench_stats_class>>>,
     {"ttas_mutex+stats", spinwise_lock, false});
-  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>, spinwise::class_stats<bench_stats_class>>>,
+  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>,
+                                spinwise::class_stats<bench_stats_class>>>,
     {"hybrid_mutex+stats", spinwise_lock, false});
 
   // peers
@@ -135,9 +140,12 @@ inline std::vector<std::string> missing_peers() {
 
 inline const char* kind_name(lock_kind k) {
   switch (k) {
-    case lock_kind::spinwise: return "spinwise";
-    case lock_kind::peer: return "peer";
-    default: return "floor";
+    case lock_kind::spinwise:
+      return "spinwise";
+    case lock_kind::peer:
+      return "peer";
+    default:
+      return "floor";
   }
 }
 

@@ -81,7 +81,8 @@ class pthread_adaptive {
   pthread_adaptive() {
     pthread_mutexattr_t a;
     pthread_mutexattr_init(&a);
-    if (const int e = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP)) die("pthread_mutexattr_settype", e);
+    if (const int e = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP))
+      die("pthread_mutexattr_settype", e);
     if (const int e = pthread_mutex_init(&m_, &a)) die("pthread_mutex_init", e);
     pthread_mutexattr_destroy(&a);
   }

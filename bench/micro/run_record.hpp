@@ -26,9 +26,9 @@ namespace spinwise::bench {
 inline constexpr int kMaxThreads = 256;
 
 inline std::uint64_t now_ns() noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
 // The longest one benchmark run may take (set once at start-up from the mode). A FIFO lock whose
@@ -44,10 +44,12 @@ inline std::chrono::nanoseconds& run_cap() noexcept {
 // Sets `expired` once run_cap() has passed, unless destroyed first. One sleeping thread per run.
 class run_deadline {
  public:
-  explicit run_deadline(std::atomic<bool>& expired) : deadline_(std::chrono::steady_clock::now() + run_cap()) {
+  explicit run_deadline(std::atomic<bool>& expired)
+      : deadline_(std::chrono::steady_clock::now() + run_cap()) {
     thread_ = std::thread([this, &expired] {
       std::unique_lock<std::mutex> l(m_);
-      if (!cv_.wait_until(l, deadline_, [this] { return done_; })) expired.store(true, std::memory_order_relaxed);
+      if (!cv_.wait_until(l, deadline_, [this] { return done_; }))
+        expired.store(true, std::memory_order_relaxed);
     });
   }
   ~run_deadline() {
@@ -82,7 +84,8 @@ inline thread_usage read_thread_usage() noexcept {
   thread_usage u;
   struct timespec ts {};
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
-    u.cpu_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+    u.cpu_ns =
+        static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
   }
   struct rusage ru {};
   if (getrusage(RUSAGE_THREAD, &ru) == 0) {
@@ -156,7 +159,8 @@ struct run_record {
       end = std::max(end, t.end_ns);
       s.cpu_ns += static_cast<double>(t.usage_end.cpu_ns - t.usage_begin.cpu_ns);
       s.voluntary += static_cast<double>(t.usage_end.voluntary_switches - t.usage_begin.voluntary_switches);
-      s.involuntary += static_cast<double>(t.usage_end.involuntary_switches - t.usage_begin.involuntary_switches);
+      s.involuntary +=
+          static_cast<double>(t.usage_end.involuntary_switches - t.usage_begin.involuntary_switches);
       s.extra += static_cast<double>(t.extra);
       const auto w = static_cast<double>(close_[i] - (opened_ ? open_[i] : 0));
       sum += w;

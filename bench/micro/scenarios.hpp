@@ -131,8 +131,9 @@ void contended_loop(benchmark::State& state, arena_holder<L>& holder, std::uint6
     return;
   }
   if (const auto o = a->overlaps.load(std::memory_order_relaxed)) {
-    state.SkipWithError(("lock broke mutual exclusion: " + std::to_string(o) +
-                         " acquisitions found a writer inside").c_str());
+    state.SkipWithError(
+        ("lock broke mutual exclusion: " + std::to_string(o) + " acquisitions found a writer inside")
+            .c_str());
     return;
   }
   publish(state, s);
@@ -218,7 +219,8 @@ struct handoff_arena {
 };
 
 // The handoff latencies of both directions as counters, in ns.
-inline void publish_latency(benchmark::State& state, const handoff_samples& mine, const handoff_samples& theirs) {
+inline void publish_latency(benchmark::State& state, const handoff_samples& mine,
+                            const handoff_samples& theirs) {
   using benchmark::Counter;
   const std::uint64_t hz = counter_frequency();
   std::vector<double> ns;
@@ -270,7 +272,8 @@ void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
     h.acquire();
     for (;;) {
       const std::uint64_t t = read_counter();
-      const std::uint64_t s = a->l.stamp.load(std::memory_order_relaxed);  // published by the release we acquired
+      const std::uint64_t s =
+          a->l.stamp.load(std::memory_order_relaxed);  // published by the release we acquired
       a->waiting1.store(0, std::memory_order_relaxed);
       if (a->stop.load(std::memory_order_relaxed)) break;
       theirs.add(t > s ? t - s : 0);  // a counter that is not synchronized across CPUs reads 0
@@ -315,7 +318,8 @@ void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
     return;
   }
   publish_latency(state, mine, theirs);
-  state.counters["capped"] = benchmark::Counter(handoffs < static_cast<std::uint64_t>(state.max_iterations) ? 1 : 0);
+  state.counters["capped"] =
+      benchmark::Counter(handoffs < static_cast<std::uint64_t>(state.max_iterations) ? 1 : 0);
 }
 
 }  // namespace spinwise::bench

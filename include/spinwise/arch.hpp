@@ -26,16 +26,24 @@
 
 #if defined(SPINWISE_FORCE_GENERIC)
 #include "spinwise/arch/generic.hpp"
-namespace spinwise::detail { namespace backend = ::spinwise::arch::generic; }
+namespace spinwise::detail {
+namespace backend = ::spinwise::arch::generic;
+}
 #elif defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include "spinwise/arch/x86_64.hpp"
-namespace spinwise::detail { namespace backend = ::spinwise::arch::x86_64; }
+namespace spinwise::detail {
+namespace backend = ::spinwise::arch::x86_64;
+}
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 #include "spinwise/arch/aarch64.hpp"
-namespace spinwise::detail { namespace backend = ::spinwise::arch::aarch64; }
+namespace spinwise::detail {
+namespace backend = ::spinwise::arch::aarch64;
+}
 #else
 #include "spinwise/arch/generic.hpp"
-namespace spinwise::detail { namespace backend = ::spinwise::arch::generic; }
+namespace spinwise::detail {
+namespace backend = ::spinwise::arch::generic;
+}
 #endif
 
 namespace spinwise {

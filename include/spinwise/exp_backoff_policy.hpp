@@ -62,7 +62,6 @@ struct exp_backoff_spec {
   }
 };
 
-
 // Round r: uniform in [c/2, c] ns with c = min(min_delay_ns x 2^r, max(min, max_delay_ns)),
 // clock-bounded (detail/spin_time.hpp).
 struct exp_backoff_delay {
@@ -85,7 +84,8 @@ struct exp_backoff_delay {
 // both, the other at the value it saw; see detail/knob_store.hpp). Waiters still take the cap as
 // max(min, max), which costs nothing.
 template <class Tag = void, class Relax = cpu_relaxer>
-struct exp_backoff_policy : detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay> {
+struct exp_backoff_policy
+    : detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay> {
   static constexpr std::string_view name() noexcept { return "exp_backoff"; }
 
   static knob_status set_min_delay_ns(std::uint32_t v) noexcept { return api::set_field(0, v); }

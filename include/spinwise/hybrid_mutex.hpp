@@ -73,7 +73,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   // Waits at most `rel` (measured on steady_clock). Returns false only once that time has passed;
   // rel <= 0 is a try_lock(), a wait beyond a century has no end (detail/deadline.hpp).
   template <class Rep, class Period>
-  [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period>& rel) noexcept SPINWISE_TRY_ACQUIRE(true) {
+  [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period>& rel) noexcept
+      SPINWISE_TRY_ACQUIRE(true) {
     return try_lock_until(detail::deadline_after(rel));
   }
 
@@ -109,7 +110,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
 
   bool try_acquire() noexcept {
     std::uint32_t c = kFree;
-    return word_.compare_exchange_strong(c, kHeld, std::memory_order_acquire, std::memory_order_relaxed);  // 0 -> 1
+    return word_.compare_exchange_strong(c, kHeld, std::memory_order_acquire,
+                                         std::memory_order_relaxed);  // 0 -> 1
   }
 
   // Spins one budget: polls with loads, takes a free-looking word with a CAS 0 -> `take`.

@@ -6,9 +6,9 @@
 // for the readers inside to leave, so readers cannot starve it; readers that find a writer
 // inside or draining queue and enter by themselves once it leaves; a queued reader that spent
 // its spin budget starts a readers' turn, and no writer reserves again until every queued reader
-// has entered (or given up, if timed), so writers cannot starve readers either. The lock never hands itself to a
-// waiting thread (which may be asleep or preempted): each one enters by itself when it runs.
-// Writers among themselves race for the reservation (no FIFO).
+// has entered (or given up, if timed), so writers cannot starve readers either. The lock never hands itself
+// to a waiting thread (which may be asleep or preempted): each one enters by itself when it runs. Writers
+// among themselves race for the reservation (no FIFO).
 //
 // Waiting follows InnoDB: Policy rounds of randomized relax delays (InnoDB's own policy by
 // default, under this lock's knobs), one yield, then sleep in the kernel until a release wakes
@@ -118,7 +118,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     std::uint64_t s;
-    const bool ok = word::try_enter_writer(state_, s) || lock_slow(detail::clock_deadline<Clock, Duration>{at});
+    const bool ok =
+        word::try_enter_writer(state_, s) || lock_slow(detail::clock_deadline<Clock, Duration>{at});
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
@@ -130,7 +131,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     // not reserve yet; the reader that ends the turn wakes them). release pairs with the acquire
     // of whoever enters next; acquire orders the sleepers' parked-bit CAS before our wake (file top).
     std::uint64_t s = kWriter;  // guess: nobody waits; a failed CAS loads the real value
-    while (!state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
+    while (
+        !state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
     }
     wake_after_release(s);
     detail::tsan::post_unlock(this, 0);
@@ -180,7 +182,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
-    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWriter | kWritersParked)) == (kReaderOne | kWriter | kWritersParked))) {
+    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWriter | kWritersParked)) ==
+                          (kReaderOne | kWriter | kWritersParked))) {
       wake_writers();  // the last reader left under a draining writer that may sleep
     }
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
@@ -225,7 +228,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
   template <class Ready, class Deadline>
-  bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready, const Deadline& d) noexcept {
+  bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready,
+            const Deadline& d) noexcept {
     return detail::park(state_, seq, parked_bit, ready, d);
   }
 
@@ -243,7 +247,9 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         // everyone, for nothing).
         if (Deadline::kTimed && !drained(s) && d.expired()) return false;
         // (W): 0 -> 1; acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
+        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire,
+                                         std::memory_order_relaxed))
+          break;
         continue;
       }
       if (d.expired()) return false;
@@ -269,7 +275,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     for (;;) {
       if (drained(s)) return true;  // acquire pairs with the readers' unlock_shared
       // As unlock; acq_rel: release for the readers that enter, acquire for the sleep protocol.
-      if (state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_acquire)) {
+      if (state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
         break;
       }
     }
@@ -287,7 +294,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     for (;;) {  // enter if no writer is inside or draining, else queue
       if (reader_may_enter(s)) {
         // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
+        if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
+                                         std::memory_order_relaxed)) {
           return entered();
         }
         continue;
@@ -321,7 +329,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   bool leave_queue(std::uint64_t& s, std::uint64_t next) noexcept {
     const bool ends_turn = (s & kReadersTurn) != 0 && (next & kReadersTurn) == 0;
     if (ends_turn) next &= ~kWritersParked;
-    if (!state_.compare_exchange_weak(s, next, ends_turn ? std::memory_order_acq_rel : std::memory_order_acquire,
+    if (!state_.compare_exchange_weak(s, next,
+                                      ends_turn ? std::memory_order_acq_rel : std::memory_order_acquire,
                                       std::memory_order_relaxed)) {
       return false;
     }
@@ -355,7 +364,8 @@ struct hybrid_shared_mutex_tag;
 using hybrid_shared_mutex = hybrid_shared_mutex_t<innodb_policy<hybrid_shared_mutex_tag>>;
 
 static_assert(sizeof(hybrid_shared_mutex) == 16, "hybrid_shared_mutex: a 64-bit word and two futex words");
-static_assert(sizeof(hybrid_shared_mutex_t<innodb_policy<>, class_stats<struct hybrid_shared_mutex_tag>>) == 16,
+static_assert(sizeof(hybrid_shared_mutex_t<innodb_policy<>, class_stats<struct hybrid_shared_mutex_tag>>) ==
+                  16,
               "statistics live outside the lock");
 static_assert(std::is_nothrow_default_constructible_v<hybrid_shared_mutex>);
 

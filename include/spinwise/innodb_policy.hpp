@@ -57,7 +57,6 @@ struct innodb_spec {
   }
 };
 
-
 // One round: ut_delay(ut::random_from_interval(0, spin_wait_delay)), i.e. [0, spin_wait_delay)
 // x pause_multiplier relaxes, an instruction count (not bounded by the clock: that is this
 // policy's definition).

@@ -135,7 +135,8 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     for (;;) {
       if (prev == nullptr) {
         // Freed since we looked: null -> &head_ as in lock().
-        if (tail_.compare_exchange_weak(prev, &head_, std::memory_order_acquire, std::memory_order_relaxed)) return;
+        if (tail_.compare_exchange_weak(prev, &head_, std::memory_order_acquire, std::memory_order_relaxed))
+          return;
         continue;
       }
       detail::mcs_waiter_node node;
@@ -143,12 +144,14 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
       node.wait.store(prev == &head_ ? detail::kMcsNext : detail::kMcsQueued, std::memory_order_relaxed);
       // Enqueue: tail prev -> &node. Release publishes node's fields; acquire pairs with the
       // holder's release CAS in the promotion below (its head_.next reset comes before our link).
-      if (!tail_.compare_exchange_weak(prev, &node, std::memory_order_acq_rel, std::memory_order_relaxed)) continue;
+      if (!tail_.compare_exchange_weak(prev, &node, std::memory_order_acq_rel, std::memory_order_relaxed))
+        continue;
       prev->next.store(&node, std::memory_order_release);  // link behind prev (a node, or head_)
 
       typename Policy::waiter w;
       for (;;) {
-        const std::uint32_t state = node.wait.load(std::memory_order_acquire);  // pairs with unlock()'s handover
+        const std::uint32_t state =
+            node.wait.load(std::memory_order_acquire);  // pairs with unlock()'s handover
         if (state == detail::kMcsGranted) break;
         if (state == detail::kMcsNext && !w.is_completed()) {
           m.snooze(w);
@@ -164,7 +167,8 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
         detail::mcs_link* expected = &node;
         // tail: &node -> &head_ (last in queue -> held, no queue). Release orders the reset above
         // before the link of whoever enqueues behind head_ next.
-        if (tail_.compare_exchange_strong(expected, &head_, std::memory_order_release, std::memory_order_relaxed)) {
+        if (tail_.compare_exchange_strong(expected, &head_, std::memory_order_release,
+                                          std::memory_order_relaxed)) {
           return;
         }
         succ = wait_for_link(node);  // someone enqueued behind node: wait for its link
@@ -182,7 +186,8 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   SPINWISE_COLD static detail::mcs_link* wait_for_link(const detail::mcs_link& link) noexcept {
     typename Policy::waiter w;
     for (;;) {
-      if (detail::mcs_link* succ = link.next.load(std::memory_order_acquire)) return succ;  // pairs with the link store
+      if (detail::mcs_link* succ = link.next.load(std::memory_order_acquire))
+        return succ;  // pairs with the link store
       if (!w.is_completed()) {
         w.snooze();
       } else {

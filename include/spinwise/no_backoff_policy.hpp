@@ -39,7 +39,6 @@ struct no_backoff_spec {
   static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept { v[0] = s.spin_loops; }
 };
 
-
 // One relax per round.
 struct no_backoff_delay {
   template <class Relax>
@@ -54,7 +53,8 @@ struct no_backoff_delay {
 // Tag and Relax as for innodb_policy, in the same order as every policy (before 0.2.0 this one
 // took <Relax, Tag>).
 template <class Tag = void, class Relax = cpu_relaxer>
-struct no_backoff_policy : detail::policy_base<detail::no_backoff_spec, Tag, Relax, detail::no_backoff_delay> {
+struct no_backoff_policy
+    : detail::policy_base<detail::no_backoff_spec, Tag, Relax, detail::no_backoff_delay> {
   static constexpr std::string_view name() noexcept { return "no_backoff"; }
 };
 

@@ -34,9 +34,9 @@ inline constexpr std::size_t kRelaxKinds = 7;
 
 // 0 = unknown. Written by install_relax_ns / clear_relax_ns, read on the slow path of a wait.
 inline std::atomic<float> g_relax_ns_cpu[kMaxRelaxCpus];
-inline std::atomic<float> g_relax_ns_fallback{0.0f};               // the profile's value for other CPUs
+inline std::atomic<float> g_relax_ns_fallback{0.0f};                 // the profile's value for other CPUs
 inline std::atomic<std::uint8_t> g_relax_ns_kind{kRelaxUnresolved};  // the kind the table describes
-inline std::atomic<float> g_relax_ns_quick[kRelaxKinds];           // quick measurement, per kind
+inline std::atomic<float> g_relax_ns_quick[kRelaxKinds];             // quick measurement, per kind
 
 inline int current_cpu() noexcept {
 #if defined(__linux__)
@@ -46,7 +46,9 @@ inline int current_cpu() noexcept {
 #endif
 }
 
-inline bool plausible_relax_ns(double ns) noexcept { return std::isfinite(ns) && ns > 0.0 && ns <= 100'000.0; }
+inline bool plausible_relax_ns(double ns) noexcept {
+  return std::isfinite(ns) && ns > 0.0 && ns <= 100'000.0;
+}
 
 }  // namespace detail
 
@@ -116,7 +118,8 @@ inline bool install_relax_ns(relax_kind kind, const double* ns_by_cpu, std::size
   // Readers check the kind first: hide the table while it changes.
   detail::g_relax_ns_kind.store(detail::kRelaxUnresolved, std::memory_order_relaxed);
   for (std::size_t i = 0; i < kMaxRelaxCpus; ++i) {
-    detail::g_relax_ns_cpu[i].store(i < cpus ? static_cast<float>(ns_by_cpu[i]) : 0.0f, std::memory_order_relaxed);
+    detail::g_relax_ns_cpu[i].store(i < cpus ? static_cast<float>(ns_by_cpu[i]) : 0.0f,
+                                    std::memory_order_relaxed);
   }
   detail::g_relax_ns_fallback.store(static_cast<float>(fallback_ns), std::memory_order_relaxed);
   detail::g_relax_ns_kind.store(static_cast<std::uint8_t>(kind), std::memory_order_release);

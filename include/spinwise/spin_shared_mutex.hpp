@@ -18,8 +18,8 @@
 // grant), which kept every other reader out until all the granted ones, most of them not
 // running when threads outnumber CPUs, had been scheduled and left; at 99% reads and 4x-16x
 // oversubscription throughput fell to 0.6x-0.16x of std::shared_mutex. Now, while the queued
-// readers of a turn get scheduled, only writers wait: W stays clear and other readers enter. Writers among themselves are unordered
-// (TTAS).
+// readers of a turn get scheduled, only writers wait: W stays clear and other readers enter. Writers among
+// themselves are unordered (TTAS).
 //
 // Waiting spins through the Policy (rounds of randomized relax delays), then yields between
 // polls for as long as it waits: progress when threads outnumber CPUs, without parking.
@@ -119,8 +119,8 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
     if (ok) Stats::on_acquire();
-    detail::tsan::post_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock |
-                                      (ok ? 0 : detail::tsan::kTryLockFailed));
+    detail::tsan::post_lock(
+        this, detail::tsan::kReadLock | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
     return ok;
   }
 
@@ -146,7 +146,9 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
     // From here no reader enters. acquire pairs with the release in unlock.
     for (;;) {
       if (word::writer_may_reserve(s)) {
-        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) break;
+        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire,
+                                         std::memory_order_relaxed))
+          break;
         continue;
       }
       wt.pause();
@@ -166,7 +168,8 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
     for (;;) {
       if (word::reader_may_enter(s)) {
         // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
+        if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
+                                         std::memory_order_relaxed)) {
           return wt.entered();
         }
         continue;

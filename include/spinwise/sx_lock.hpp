@@ -23,8 +23,9 @@
 //
 // When not to use it: without SX, hybrid_shared_mutex is the better rw-lock (a reader that
 // waited out its spin budget starts a readers' turn that writers wait out, so readers never starve;
-// here a stream of X requests can hold S requests off, as in InnoDB). Cost: S lock/unlock is one CAS and one fetch_sub; SX and X one CAS and one
-// fetch_and each; a release that finds sleepers adds one atomic add and one futex_wake. 8 bytes.
+// here a stream of X requests can hold S requests off, as in InnoDB). Cost: S lock/unlock is one CAS and one
+// fetch_sub; SX and X one CAS and one fetch_and each; a release that finds sleepers adds one atomic add and
+// one futex_wake. 8 bytes.
 //
 // Lock word (32 bits) plus a 32-bit futex sequence word (epoch_):
 //
@@ -148,8 +149,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
-    if (SPINWISE_UNLIKELY((s & kX) != 0 || !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
-                                                                           std::memory_order_relaxed))) {
+    if (SPINWISE_UNLIKELY((s & kX) != 0 ||
+                          !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
+                                                          std::memory_order_relaxed))) {
       lock_shared_slow();
     }
     Stats::on_acquire();
@@ -163,7 +165,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     bool ok = false;
     while ((s & kX) == 0) {
       // (X, S): 0,n -> 0,n+1; acquire as in lock_shared().
-      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
+      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
         ok = true;
         break;
       }
@@ -177,7 +180,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (S): n -> n-1; release pairs with the acquire of the X request that drains S.
     const std::uint32_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
-    if (SPINWISE_UNLIKELY((old & (kReaderMask | kX | kParked)) == (kReaderOne | kX | kParked))) wake_drained();
+    if (SPINWISE_UNLIKELY((old & (kReaderMask | kX | kParked)) == (kReaderOne | kX | kParked)))
+      wake_drained();
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
 
@@ -187,8 +191,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
-    if (SPINWISE_UNLIKELY((s & (kX | kSX)) != 0 || !state_.compare_exchange_strong(s, s | kSX, std::memory_order_acquire,
-                                                                                 std::memory_order_relaxed))) {
+    if (SPINWISE_UNLIKELY((s & (kX | kSX)) != 0 ||
+                          !state_.compare_exchange_strong(s, s | kSX, std::memory_order_acquire,
+                                                          std::memory_order_relaxed))) {
       lock_sx_slow();
     }
     Stats::on_acquire();
@@ -314,7 +319,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     for (;;) {
       std::uint32_t s = w.until(no_x);
       // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
-      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) {
+      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
         return w.entered();
       }
     }

@@ -20,8 +20,8 @@
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/detail/wait_core.hpp"
-#include "spinwise/lock_stats.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
+#include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {

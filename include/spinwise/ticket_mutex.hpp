@@ -61,8 +61,9 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     // served: the CAS fails if anyone took a ticket since we read next_, and owner_ cannot pass
     // next_. Acquire (the owner_ load) pairs with unlock()'s release store.
     std::uint32_t n = next_.load(std::memory_order_relaxed);
-    const bool ok = owner_.load(std::memory_order_acquire) == n &&
-                    next_.compare_exchange_strong(n, n + 1, std::memory_order_acquire, std::memory_order_relaxed);
+    const bool ok =
+        owner_.load(std::memory_order_acquire) == n &&
+        next_.compare_exchange_strong(n, n + 1, std::memory_order_acquire, std::memory_order_relaxed);
     if (ok) Stats::on_acquire();
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;

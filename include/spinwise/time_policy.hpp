@@ -46,7 +46,8 @@ struct time_spec {
       {"delay_unit_ns", 1, 10'000, 200, "time delay_unit_ns must be in 1..10000"},
       {"spin_loops", 0, kMaxSpinLoops, 30, "time spin_loops must be in 0..1000000"},
   };
-  static constexpr const char* kUnknownName = "unknown time knob (known: spin_wait_delay, delay_unit_ns, spin_loops)";
+  static constexpr const char* kUnknownName =
+      "unknown time knob (known: spin_wait_delay, delay_unit_ns, spin_loops)";
   static constexpr const char* cross_check(std::uint64_t) noexcept { return nullptr; }
   static constexpr settings to_settings(std::uint64_t w) noexcept {
     return {knob_get(w, 0), knob_get(w, 1), knob_get(w, 2)};
@@ -57,7 +58,6 @@ struct time_spec {
     v[2] = s.spin_loops;
   }
 };
-
 
 // One round: [0, spin_wait_delay) x delay_unit_ns, clock-bounded (detail/spin_time.hpp); the
 // relax rate and the counter's are converted at the first non-zero delay of the wait.

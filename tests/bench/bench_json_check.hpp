@@ -7,11 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace spinwise::bench_test {
 
@@ -23,9 +22,9 @@ struct counter_rule {
 // The counters each scenario must report.
 inline std::vector<counter_rule> rules_for(const std::string& benchmark_name) {
   if (benchmark_name.rfind("contended/", 0) == 0 || benchmark_name.rfind("rw/", 0) == 0) {
-    return {{"acq_per_s", true},      {"fair_cov", false},       {"fair_min", false},
-            {"fair_max", true},       {"fair_window_acq", true}, {"cpu_ns_per_acq", false},
-            {"csw_per_acq", false},   {"vcsw_per_acq", false},   {"cpus_busy", false},
+    return {{"acq_per_s", true},    {"fair_cov", false},       {"fair_min", false},
+            {"fair_max", true},     {"fair_window_acq", true}, {"cpu_ns_per_acq", false},
+            {"csw_per_acq", false}, {"vcsw_per_acq", false},   {"cpus_busy", false},
             {"capped", false}};
   }
   if (benchmark_name.rfind("handoff/", 0) == 0) {
@@ -39,7 +38,8 @@ inline bool is_number(const nlohmann::json& v) { return v.is_number() && std::is
 
 // Returns one line per problem; empty means the run is complete. `expected` are the benchmark
 // names spinwise-bench listed (--benchmark_list_tests) for the same flags.
-inline std::vector<std::string> check_bench_json(const nlohmann::json& j, const std::vector<std::string>& expected) {
+inline std::vector<std::string> check_bench_json(const nlohmann::json& j,
+                                                 const std::vector<std::string>& expected) {
   std::vector<std::string> problems;
   if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     return {"no 'benchmarks' array"};
@@ -76,7 +76,8 @@ inline std::vector<std::string> check_bench_json(const nlohmann::json& j, const 
       }
       const double v = b[r.name].get<double>();
       if (r.positive ? !(v > 0) : !(v >= 0)) {
-        problems.push_back(name + ": counter " + r.name + " = " + std::to_string(v) + (r.positive ? " (not > 0)" : " (< 0)"));
+        problems.push_back(name + ": counter " + r.name + " = " + std::to_string(v) +
+                           (r.positive ? " (not > 0)" : " (< 0)"));
       }
     }
   }
@@ -85,7 +86,8 @@ inline std::vector<std::string> check_bench_json(const nlohmann::json& j, const 
   }
   // The handoff table is read against the one-way core-to-core latency of the same run: a number
   // in the context, or -1 with the reason it could not be measured (e.g. the two CPUs not both running).
-  const bool handoff = std::any_of(seen.begin(), seen.end(), [](const std::string& n) { return n.rfind("handoff/", 0) == 0; });
+  const bool handoff =
+      std::any_of(seen.begin(), seen.end(), [](const std::string& n) { return n.rfind("handoff/", 0) == 0; });
   if (handoff && j.contains("context") && j["context"].is_object()) {
     const nlohmann::json& ctx = j["context"];
     const std::string one_way = ctx.value("bench.c2c_oneway_ns", std::string());
@@ -106,7 +108,8 @@ inline std::vector<std::string> check_bench_json(const nlohmann::json& j, const 
       bool found = false;
       for (const auto& n : seen) {
         const auto at = n.find(lock);
-        if (at != std::string::npos && (at + lock.size() == n.size() || n[at + lock.size()] == '/')) found = true;
+        if (at != std::string::npos && (at + lock.size() == n.size() || n[at + lock.size()] == '/'))
+          found = true;
       }
       if (!found) problems.push_back("lock in the catalogue but in no benchmark: " + key.substr(5));
     }

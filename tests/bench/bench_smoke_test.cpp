@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "test_util.hpp"
 #include "bench_json_check.hpp"
 #include "spinwise/version.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -86,11 +86,14 @@ json minimal_run() {
     ]})");
 }
 
-const std::vector<std::string> kMinimalNames = {"uncontended/std::mutex/real_time", "handoff/std::mutex/real_time",
-                                                "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2"};
+const std::vector<std::string> kMinimalNames = {
+    "uncontended/std::mutex/real_time", "handoff/std::mutex/real_time",
+    "contended/std::mutex/cs_ns:100/local_ns:100/real_time/threads:2"};
 
 // The checker itself: each way a run can be incomplete is caught.
-TEST(BenchJsonCheck, CompleteRunPasses) { EXPECT_TRUE(check_bench_json(minimal_run(), kMinimalNames).empty()); }
+TEST(BenchJsonCheck, CompleteRunPasses) {
+  EXPECT_TRUE(check_bench_json(minimal_run(), kMinimalNames).empty());
+}
 
 TEST(BenchJsonCheck, MissingBenchmarkIsReported) {
   auto names = kMinimalNames;
@@ -146,9 +149,9 @@ TEST(BenchJsonCheck, HandoffWithoutCoreToCoreLatencyIsReported) {
 
 // Bad flags: a clear message naming the flag, exit status 2, nothing run.
 TEST(BenchFlags, BadValuesAreRefused) {
-  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs-ns=-5", "--read-pct=101", "--mode=slow", "--max-run-ms=0",
-                          "--scenarios=uncontended,bogus", "--handoff-delay-ns", "--benchmark_bogus=1", "--bogus",
-                          "--cs_ns=-5"}) {
+  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs-ns=-5", "--read-pct=101", "--mode=slow",
+                          "--max-run-ms=0", "--scenarios=uncontended,bogus", "--handoff-delay-ns",
+                          "--benchmark_bogus=1", "--bogus", "--cs_ns=-5"}) {
     const result r = run(quote(kBench) + " " + bad, true);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
     std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
@@ -167,8 +170,9 @@ TEST(BenchFlags, VersionAndHelp) {
   EXPECT_EQ(v.out, "spinwise-bench " + std::string(spinwise::kVersion) + "\n");
   const result h = run(quote(kBench) + " --help");
   EXPECT_EQ(h.status, 0) << h.out;
-  for (const char* flag : {"--mode", "--scenarios", "--threads", "--cs-ns", "--local-ns", "--rw-cs-ns", "--rw-local-ns",
-                           "--read-pct", "--max-run-ms", "--handoff-delay-ns", "--list-locks", "--version"}) {
+  for (const char* flag :
+       {"--mode", "--scenarios", "--threads", "--cs-ns", "--local-ns", "--rw-cs-ns", "--rw-local-ns",
+        "--read-pct", "--max-run-ms", "--handoff-delay-ns", "--list-locks", "--version"}) {
     EXPECT_NE(h.out.find(flag), std::string::npos) << "--help lacks " << flag;
   }
   for (const char* old : {"--cs_ns", "--max_run_ms", "--list_locks"}) {
@@ -185,7 +189,8 @@ TEST(BenchFlags, BenchmarkFlagsPassThroughAndOldSpellingsWork) {
   EXPECT_EQ(after_dashes.status, 0) << after_dashes.out;
   EXPECT_EQ(direct.out, after_dashes.out);
   EXPECT_NE(direct.out.find("uncontended/std::mutex"), std::string::npos) << direct.out;
-  EXPECT_EQ(direct.out.find("ttas_mutex"), std::string::npos) << "the filter did not reach Google Benchmark: " << direct.out;
+  EXPECT_EQ(direct.out.find("ttas_mutex"), std::string::npos)
+      << "the filter did not reach Google Benchmark: " << direct.out;
 
   const result now = run(quote(kBench) + " --list-locks");
   const result old = run(quote(kBench) + " --list_locks");
@@ -228,13 +233,14 @@ TEST(BenchQuick, EveryBenchmarkRanWithItsCountersAndTheReportIsMade) {
   }
   const std::string report_dir = kOutDir + "/report";
   std::remove((report_dir + "/report.md").c_str());
-  const result rep = run(quote(kPython) + " " + quote(kReport) + " " + quote(json_path) + " --out " + quote(report_dir), true);
+  const result rep = run(
+      quote(kPython) + " " + quote(kReport) + " " + quote(json_path) + " --out " + quote(report_dir), true);
   ASSERT_EQ(rep.status, 0) << rep.out;
   std::ifstream md(report_dir + "/report.md");
   ASSERT_TRUE(md) << rep.out;
   const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
-  for (const char* section : {"## Targets", "## Uncontended lock + unlock", "## Handoff latency", "## Contended",
-                              "## Read/write mixes", "vs std::mutex", "vs best peer"}) {
+  for (const char* section : {"## Targets", "## Uncontended lock + unlock", "## Handoff latency",
+                              "## Contended", "## Read/write mixes", "vs std::mutex", "vs best peer"}) {
     EXPECT_NE(text.find(section), std::string::npos) << "report.md lacks " << section;
   }
   // Each plot the report links exists and is a PNG.
@@ -254,10 +260,12 @@ TEST(BenchReport, BadInputGetsAClearError) {
   if (kPython.empty()) GTEST_SKIP() << "python3 not found at configure time";
   const std::string bad = kOutDir + "/not_a_run.json";
   std::ofstream(bad) << "{\"hello\": 1}";
-  const result r = run(quote(kPython) + " " + quote(kReport) + " " + quote(bad) + " --out " + quote(kOutDir + "/bad"), true);
+  const result r = run(
+      quote(kPython) + " " + quote(kReport) + " " + quote(bad) + " --out " + quote(kOutDir + "/bad"), true);
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("benchmarks"), std::string::npos) << r.out;
-  const result missing = run(quote(kPython) + " " + quote(kReport) + " " + quote(kOutDir + "/no_such.json"), true);
+  const result missing =
+      run(quote(kPython) + " " + quote(kReport) + " " + quote(kOutDir + "/no_such.json"), true);
   EXPECT_EQ(missing.status, 1) << missing.out;
   EXPECT_NE(missing.out.find("no_such.json"), std::string::npos) << missing.out;
 }

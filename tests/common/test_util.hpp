@@ -54,7 +54,8 @@ inline bool await_asleep(const std::atomic<pid_t>& tid) {
     }
     if (st == 'S') return true;
     if (std::chrono::steady_clock::now() > give_up) {
-      std::fprintf(stderr, "FATAL: thread %d never went to sleep (state %c)\n", static_cast<int>(tid.load()), st);
+      std::fprintf(stderr, "FATAL: thread %d never went to sleep (state %c)\n", static_cast<int>(tid.load()),
+                   st);
       std::abort();
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));

@@ -28,7 +28,8 @@ struct policy_variant_tag;
 
 using ExclusiveLockTypes = ::testing::Types<
     std::mutex,  // the reference: every test must pass on it too
-    spinwise::tas_mutex, spinwise::ttas_mutex, spinwise::ticket_mutex, spinwise::mcs_mutex, spinwise::hybrid_mutex,
+    spinwise::tas_mutex, spinwise::ttas_mutex, spinwise::ticket_mutex, spinwise::mcs_mutex,
+    spinwise::hybrid_mutex,
     // the same algorithms over other policies (InnoDB-exact, no backoff, backoff on a FIFO lock)
     spinwise::ttas_mutex_t<spinwise::innodb_policy<>>, spinwise::hybrid_mutex_t<spinwise::innodb_policy<>>,
     spinwise::tas_mutex_t<spinwise::no_backoff_policy<>>,
@@ -66,7 +67,8 @@ TYPED_TEST(ExclusiveLock, MutualExclusionWithPlainCounter) {
         } else {
           m.lock();
         }
-        if (inside.fetch_add(1, std::memory_order_relaxed) != 0) overlaps.fetch_add(1, std::memory_order_relaxed);
+        if (inside.fetch_add(1, std::memory_order_relaxed) != 0)
+          overlaps.fetch_add(1, std::memory_order_relaxed);
         ++counter;
         inside.fetch_sub(1, std::memory_order_relaxed);
         m.unlock();
@@ -200,7 +202,8 @@ TYPED_TEST(ExclusiveLock, OversubscribedProgress) {
 // try_lock to avoid deadlock) when two different lock types are taken in opposite orders.
 TYPED_TEST(ExclusiveLock, ScopedLockWithAnotherLockType) {
   using M = TypeParam;
-  using Other = std::conditional_t<std::is_same_v<M, spinwise::ttas_mutex>, spinwise::hybrid_mutex, spinwise::ttas_mutex>;
+  using Other = std::conditional_t<std::is_same_v<M, spinwise::ttas_mutex>, spinwise::hybrid_mutex,
+                                   spinwise::ttas_mutex>;
   M a;
   Other b;
   const int iters = scaled(5000, 200);
@@ -240,8 +243,8 @@ TYPED_TEST(ExclusiveLock, ConstructionIsAllZeroAndFree) {
   } else {
     static_assert(std::is_nothrow_default_constructible_v<M>);
     static_assert(!std::is_copy_constructible_v<M> && !std::is_move_constructible_v<M>);
-    static_assert(noexcept(std::declval<M&>().lock()) && noexcept(std::declval<M&>().unlock()) &&
-                  noexcept(std::declval<M&>().try_lock()));
+    static_assert(noexcept(std::declval<M&>().lock())&& noexcept(std::declval<M&>().unlock())&& noexcept(
+        std::declval<M&>().try_lock()));
     alignas(M) unsigned char buf[sizeof(M)];
     std::memset(buf, 0xa5, sizeof buf);
     M* m = new (buf) M;

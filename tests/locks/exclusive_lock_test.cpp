@@ -51,7 +51,8 @@ void await_or_die(const std::atomic<int>& done, int n, const char* what) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (done.load() < n) {
     if (std::chrono::steady_clock::now() > give_up) {
-      std::fprintf(stderr, "FATAL: %s: %d of %d threads finished after 120 s (lost wake-up?)\n", what, done.load(), n);
+      std::fprintf(stderr, "FATAL: %s: %d of %d threads finished after 120 s (lost wake-up?)\n", what,
+                   done.load(), n);
       std::fflush(stderr);
       std::_Exit(1);
     }
@@ -122,7 +123,8 @@ TEST(HybridMutex, ParkedWaitersAreAllWoken) {
   EXPECT_EQ(counter, kThreads);
   EXPECT_FALSE(m.is_locked());
   if (asleep == kThreads) {
-    EXPECT_GE(parks_seen::parks.load(), static_cast<std::uint64_t>(kThreads)) << "each waiter slept once at least";
+    EXPECT_GE(parks_seen::parks.load(), static_cast<std::uint64_t>(kThreads))
+        << "each waiter slept once at least";
   } else {
     EXPECT_EQ(asleep, 0) << "/proc showed some threads' states but not others'";
     std::printf("note: /proc does not show thread states here; parking not verified\n");

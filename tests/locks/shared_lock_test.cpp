@@ -21,7 +21,8 @@
 static_assert(std::is_same_v<spinwise::rw_spinlock, spinwise::spin_shared_mutex>);
 static_assert(std::is_same_v<spinwise::rw_spinlock_t<spinwise::innodb_policy<>>,
                              spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>>);
-static_assert(std::is_same_v<spinwise::rw_spinlock::policy, spinwise::time_policy<spinwise::rw_spinlock_tag>>);
+static_assert(
+    std::is_same_v<spinwise::rw_spinlock::policy, spinwise::time_policy<spinwise::rw_spinlock_tag>>);
 
 namespace {
 
@@ -33,19 +34,21 @@ using spinwise_test::scaled;
 
 struct variant_tag;
 
-using SharedLockTypes = ::testing::Types<
-    std::shared_mutex,  // the reference: every test that is not about a spinwise promise runs on it
-    spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock,
-    // the same algorithms over other policies
-    spinwise::spin_shared_mutex_t<spinwise::no_backoff_policy<>>, spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>,
-    spinwise::hybrid_shared_mutex_t<spinwise::time_policy<variant_tag>>,
-    spinwise::sx_lock_t<spinwise::exp_backoff_policy<variant_tag>>>;
+using SharedLockTypes =
+    ::testing::Types<std::shared_mutex,  // the reference: every test that is not about a spinwise promise
+                                         // runs on it
+                     spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock,
+                     // the same algorithms over other policies
+                     spinwise::spin_shared_mutex_t<spinwise::no_backoff_policy<>>,
+                     spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>,
+                     spinwise::hybrid_shared_mutex_t<spinwise::time_policy<variant_tag>>,
+                     spinwise::sx_lock_t<spinwise::exp_backoff_policy<variant_tag>>>;
 
 // What each lock promises beyond SharedLockable.
 template <class L>
 struct promises {
   static constexpr bool ours = false;
-  static constexpr bool writer_preference = false;  // a waiting writer blocks new readers
+  static constexpr bool writer_preference = false;    // a waiting writer blocks new readers
   static constexpr bool readers_never_starve = true;  // glibc's rwlock prefers readers
   static constexpr bool writers_never_starve = false;
 };
@@ -340,7 +343,8 @@ void starving_reader_goes_before_the_next_writer() {
     if (writer_back_first) l.unlock();
     checked.store(true);
     reader.join();
-    EXPECT_FALSE(writer_back_first) << "round " << round << ": the releasing writer took the lock back from a "
+    EXPECT_FALSE(writer_back_first) << "round " << round
+                                    << ": the releasing writer took the lock back from a "
                                     << "starving reader";
     EXPECT_TRUE(reader_in.load());
   }
@@ -350,7 +354,8 @@ TEST(SharedLockReadersTurn, RwSpinlockAdmitsStarvingReadersBeforeTheNextWriter) 
   starving_reader_goes_before_the_next_writer<spinwise::spin_shared_mutex_t<spinwise_test::signal_policy>>();
 }
 TEST(SharedLockReadersTurn, HybridSharedMutexAdmitsStarvingReadersBeforeTheNextWriter) {
-  starving_reader_goes_before_the_next_writer<spinwise::hybrid_shared_mutex_t<spinwise_test::signal_policy>>();
+  starving_reader_goes_before_the_next_writer<
+      spinwise::hybrid_shared_mutex_t<spinwise_test::signal_policy>>();
 }
 
 // Bug guarded: readers whose overlapping critical sections keep the count above zero forever,
@@ -395,8 +400,8 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
 }
 
 // Bug guarded: a lock that livelocks or collapses when threads outnumber CPUs and holders are
-// preempted (unbounded spinning, handing the lock to readers that are not running). 8x more threads than CPUs,
-// a quarter of the acquisitions exclusive; every thread must finish all of its work.
+// preempted (unbounded spinning, handing the lock to readers that are not running). 8x more threads than
+// CPUs, a quarter of the acquisitions exclusive; every thread must finish all of its work.
 TYPED_TEST(SharedLock, OversubscribedProgress) {
   spinwise_test::watchdog dog("OversubscribedProgress");
   using L = TypeParam;

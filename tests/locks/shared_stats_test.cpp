@@ -14,9 +14,9 @@
 #include <string_view>
 #include <thread>
 
+#include "../stats/stats_test_util.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 #include "spinwise/spinwise.hpp"
-#include "../stats/stats_test_util.hpp"
 
 namespace sw = spinwise;
 using spinwise_test::contend_once;
@@ -42,7 +42,8 @@ struct sx_tag;
 }  // namespace
 
 // Statistics on and off: the same bytes per lock.
-static_assert(sizeof(sw::spin_shared_mutex_t<sw::time_policy<>, sw::class_stats<rw_class>>) == sizeof(sw::spin_shared_mutex));
+static_assert(sizeof(sw::spin_shared_mutex_t<sw::time_policy<>, sw::class_stats<rw_class>>) ==
+              sizeof(sw::spin_shared_mutex));
 static_assert(sizeof(sw::hybrid_shared_mutex_t<sw::innodb_policy<>, sw::class_stats<hybrid_class>>) ==
               sizeof(sw::hybrid_shared_mutex));
 static_assert(sizeof(sw::sx_lock_t<sw::innodb_policy<>, sw::class_stats<sx_class>>) == sizeof(sw::sx_lock));

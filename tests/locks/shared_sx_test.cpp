@@ -159,7 +159,8 @@ TYPED_TEST(SxLatch, UpgradeWaitsForReadersAndHoldsOffNewOnes) {
     return got;
   };
   // While the upgrade waits: new S refused (once the request is visible), SX and X refused.
-  ASSERT_TRUE(eventually([&] { return !other_try(mode::S); })) << "new readers still enter during the upgrade";
+  ASSERT_TRUE(eventually([&] { return !other_try(mode::S); }))
+      << "new readers still enter during the upgrade";
   EXPECT_FALSE(other_try(mode::SX));
   EXPECT_FALSE(other_try(mode::X));
   EXPECT_FALSE(upgraded.load()) << "upgrade returned while a reader was inside";

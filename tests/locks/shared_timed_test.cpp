@@ -31,8 +31,9 @@ struct park_now_tag;
 using park_now_policy = spinwise::innodb_policy<park_now_tag>;
 const bool kParkNowSet = park_now_policy::set_spin_loops(0).ok();
 
-using TimedTypes = ::testing::Types<spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>,
-                                    spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>>;
+using TimedTypes =
+    ::testing::Types<spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>,
+                     spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>>;
 
 template <class L>
 class SharedTimed : public ::testing::Test {};

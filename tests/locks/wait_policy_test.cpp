@@ -1,6 +1,8 @@
 // Wait policies: the InnoDB delay distribution, the time conversion, backoff shapes, knob
 // validation, per-type overrides and live changes seen by running waiters.
 
+#include "spinwise/wait_policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -17,7 +19,6 @@
 #include "shared_test_util.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
-#include "spinwise/wait_policy.hpp"
 
 namespace {
 
@@ -77,7 +78,8 @@ double chi_square_uniform(const std::vector<std::uint64_t>& observed) {
   for (auto o : observed) total += static_cast<double>(o);
   const double expected = total / static_cast<double>(observed.size());
   double chi = 0;
-  for (auto o : observed) chi += (static_cast<double>(o) - expected) * (static_cast<double>(o) - expected) / expected;
+  for (auto o : observed)
+    chi += (static_cast<double>(o) - expected) * (static_cast<double>(o) - expected) / expected;
   return chi;
 }
 
@@ -291,11 +293,14 @@ void innodb_validation() {
   using P = spinwise::innodb_policy<Tag>;
   ASSERT_TRUE(P::set({10, 20, 40}));
   const auto before = P::current();
-  expect_rejected<P>(P::set_spin_wait_delay(1001), before, std::errc::argument_out_of_domain, "spin_wait_delay");
-  expect_rejected<P>(P::set_pause_multiplier(0), before, std::errc::argument_out_of_domain, "pause_multiplier");
-  expect_rejected<P>(P::set_pause_multiplier(101), before, std::errc::argument_out_of_domain, "pause_multiplier");
-  expect_rejected<P>(P::set_spin_loops(spinwise::kMaxSpinLoops + 1), before, std::errc::argument_out_of_domain,
-                     "spin_loops");
+  expect_rejected<P>(P::set_spin_wait_delay(1001), before, std::errc::argument_out_of_domain,
+                     "spin_wait_delay");
+  expect_rejected<P>(P::set_pause_multiplier(0), before, std::errc::argument_out_of_domain,
+                     "pause_multiplier");
+  expect_rejected<P>(P::set_pause_multiplier(101), before, std::errc::argument_out_of_domain,
+                     "pause_multiplier");
+  expect_rejected<P>(P::set_spin_loops(spinwise::kMaxSpinLoops + 1), before,
+                     std::errc::argument_out_of_domain, "spin_loops");
   expect_rejected<P>(P::set({5, 0, 5}), before, std::errc::argument_out_of_domain, "pause_multiplier");
   expect_rejected<P>(P::set("spin_wait_dealy", 5), before, std::errc::invalid_argument, "spin_wait_delay");
   // The bounds themselves are accepted.
@@ -546,7 +551,6 @@ TEST(Knobs, CrossFieldRuleHoldsOnEveryPath) {
   G::reset();
 }
 
-
 // A relax whose cost the test sets, on a counter of its own (1 tick = 1 ns), and a counter that can
 // be frozen: the clock-bounded delay logic with everything injected, no timing involved.
 thread_local std::uint64_t t_clock_ns = 0;
@@ -592,7 +596,8 @@ TEST(ClockBoundedDelay, EndsAtItsDeadlineWhenTheRelaxCostChanges) {
       EXPECT_EQ(rates.per_check, static_cast<std::uint32_t>(check_ns / 10.0 + 0.5));
       EXPECT_GE(took, ns) << "ended before its deadline";
       // One check interval's relaxes at the new cost may follow the last read before the deadline.
-      EXPECT_LT(took, ns + static_cast<double>(rates.per_check * cost_then)) << "overshot by more than one check";
+      EXPECT_LT(took, ns + static_cast<double>(rates.per_check * cost_then))
+          << "overshot by more than one check";
       EXPECT_EQ(issued, t_issued);
     }
   }

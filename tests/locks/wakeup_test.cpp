@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "lock_test_util.hpp"
+#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
-#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 
 namespace {

@@ -31,12 +31,16 @@ struct hybrid_tag;
 }  // namespace
 
 // Statistics off and on: the same bytes per lock (an engine embeds thousands of them).
-static_assert(sizeof(sw::tas_mutex_t<sw::exp_backoff_policy<>, sw::class_stats<ttas_class>>) == sizeof(sw::tas_mutex));
-static_assert(sizeof(sw::ttas_mutex_t<sw::time_policy<>, sw::class_stats<ttas_class>>) == sizeof(sw::ttas_mutex));
+static_assert(sizeof(sw::tas_mutex_t<sw::exp_backoff_policy<>, sw::class_stats<ttas_class>>) ==
+              sizeof(sw::tas_mutex));
+static_assert(sizeof(sw::ttas_mutex_t<sw::time_policy<>, sw::class_stats<ttas_class>>) ==
+              sizeof(sw::ttas_mutex));
 static_assert(sizeof(sw::ticket_mutex_t<sw::no_backoff_policy<>, sw::class_stats<ttas_class>>) ==
               sizeof(sw::ticket_mutex));
-static_assert(sizeof(sw::mcs_mutex_t<sw::no_backoff_policy<>, sw::class_stats<ttas_class>>) == sizeof(sw::mcs_mutex));
-static_assert(sizeof(sw::hybrid_mutex_t<sw::time_policy<>, sw::class_stats<ttas_class>>) == sizeof(sw::hybrid_mutex));
+static_assert(sizeof(sw::mcs_mutex_t<sw::no_backoff_policy<>, sw::class_stats<ttas_class>>) ==
+              sizeof(sw::mcs_mutex));
+static_assert(sizeof(sw::hybrid_mutex_t<sw::time_policy<>, sw::class_stats<ttas_class>>) ==
+              sizeof(sw::hybrid_mutex));
 
 TEST(LockStatsOnLocks, TtasCountsOneScriptedContendedAcquisition) {
   using policy = sw::innodb_policy<ttas_tag, flag_relaxer>;

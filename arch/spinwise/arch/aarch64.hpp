@@ -54,25 +54,38 @@ inline bool has_sb() noexcept {
 }
 
 // SB is encoded by hand: the assembler accepts the mnemonic only with -march=armv8.5-a or later.
-__attribute__((always_inline)) inline void sb_once() noexcept { asm volatile(".inst 0xd50330ff" ::: "memory"); }
+__attribute__((always_inline)) inline void sb_once() noexcept {
+  asm volatile(".inst 0xd50330ff" ::: "memory");
+}
 }  // namespace detail
 
 inline bool supports(relax_kind k) noexcept {
   switch (k) {
     case relax_kind::none:
     case relax_kind::isb:
-    case relax_kind::yield: return true;
-    case relax_kind::sb: return detail::has_sb();
-    default: return false;
+    case relax_kind::yield:
+      return true;
+    case relax_kind::sb:
+      return detail::has_sb();
+    default:
+      return false;
   }
 }
 
 __attribute__((always_inline)) inline void relax(relax_kind k) noexcept {
   switch (k) {
-    case relax_kind::isb: asm volatile("isb sy" ::: "memory"); break;
-    case relax_kind::yield: asm volatile("yield" ::: "memory"); break;
-    case relax_kind::sb: detail::sb_once(); break;
-    default: asm volatile("" ::: "memory"); break;
+    case relax_kind::isb:
+      asm volatile("isb sy" ::: "memory");
+      break;
+    case relax_kind::yield:
+      asm volatile("yield" ::: "memory");
+      break;
+    case relax_kind::sb:
+      detail::sb_once();
+      break;
+    default:
+      asm volatile("" ::: "memory");
+      break;
   }
 }
 

@@ -27,9 +27,9 @@ inline void relax_n(relax_kind, std::uint32_t n) noexcept {
 }
 
 inline std::uint64_t read_counter() noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
 inline bool counter_invariant() noexcept { return std::chrono::steady_clock::is_steady; }

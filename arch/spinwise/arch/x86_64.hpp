@@ -56,9 +56,12 @@ __attribute__((always_inline)) inline void tpause_once() noexcept {
 inline bool supports(relax_kind k) noexcept {
   switch (k) {
     case relax_kind::none:
-    case relax_kind::pause: return true;
-    case relax_kind::tpause: return detail::has_waitpkg();
-    default: return false;
+    case relax_kind::pause:
+      return true;
+    case relax_kind::tpause:
+      return detail::has_waitpkg();
+    default:
+      return false;
   }
 }
 

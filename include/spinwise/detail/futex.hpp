@@ -29,8 +29,8 @@ static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t), "fute
 #if defined(__linux__)
 inline long futex_call(const std::atomic<std::uint32_t>* word, int op, std::uint32_t val,
                        const struct timespec* timeout) noexcept {
-  return syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val, timeout,
-                 nullptr, 0);
+  return syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val,
+                 timeout, nullptr, 0);
 }
 
 // Whether a FUTEX_WAIT that returned `rc` slept: anything but "the word had changed".
@@ -51,7 +51,9 @@ inline bool futex_wait_for(const std::atomic<std::uint32_t>& word, std::uint32_t
   return futex_slept(futex_call(&word, FUTEX_WAIT, expected, &ts));
 }
 
-inline void futex_wake_one(const std::atomic<std::uint32_t>& word) noexcept { futex_call(&word, FUTEX_WAKE, 1, nullptr); }
+inline void futex_wake_one(const std::atomic<std::uint32_t>& word) noexcept {
+  futex_call(&word, FUTEX_WAKE, 1, nullptr);
+}
 
 inline void futex_wake_all(const std::atomic<std::uint32_t>& word) noexcept {
   futex_call(&word, FUTEX_WAKE, 0x7fffffff, nullptr);
@@ -61,7 +63,8 @@ inline bool futex_wait(const std::atomic<std::uint32_t>&, std::uint32_t) noexcep
   std::this_thread::yield();
   return false;
 }
-inline bool futex_wait_for(const std::atomic<std::uint32_t>&, std::uint32_t, std::chrono::nanoseconds) noexcept {
+inline bool futex_wait_for(const std::atomic<std::uint32_t>&, std::uint32_t,
+                           std::chrono::nanoseconds) noexcept {
   std::this_thread::yield();
   return false;
 }

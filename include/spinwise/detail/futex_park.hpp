@@ -46,7 +46,8 @@ bool park(std::atomic<Word>& state, std::atomic<std::uint32_t>& seq, Word parked
     if (ready(s)) return false;
     if (s & parked_bit) break;
     // (P): 0 -> 1; release orders our read of seq before the waker's bump.
-    if (state.compare_exchange_weak(s, s | parked_bit, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
+    if (state.compare_exchange_weak(s, s | parked_bit, std::memory_order_acq_rel, std::memory_order_relaxed))
+      break;
   }
   if constexpr (Deadline::kTimed) {
     return futex_wait_for(seq, e, d.park_limit());

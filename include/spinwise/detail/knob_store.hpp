@@ -54,7 +54,9 @@ constexpr std::uint64_t knob_put(std::uint64_t word, std::size_t i, std::uint32_
   const unsigned shift = static_cast<unsigned>(kKnobBits * i);
   return (word & ~(kKnobFieldMask << shift)) | (static_cast<std::uint64_t>(v) << shift);
 }
-constexpr std::uint64_t knob_set_bit(std::size_t i) noexcept { return std::uint64_t{1} << (kKnobSetShift + i); }
+constexpr std::uint64_t knob_set_bit(std::size_t i) noexcept {
+  return std::uint64_t{1} << (kKnobSetShift + i);
+}
 
 template <class Spec>
 constexpr std::uint64_t knob_default_word() noexcept {
@@ -69,7 +71,8 @@ constexpr std::uint64_t knob_default_word() noexcept {
 template <class Spec, class = void>
 struct knob_tied : std::integral_constant<std::uint32_t, 0> {};
 template <class Spec>
-struct knob_tied<Spec, std::void_t<decltype(Spec::kTied)>> : std::integral_constant<std::uint32_t, Spec::kTied> {};
+struct knob_tied<Spec, std::void_t<decltype(Spec::kTied)>>
+    : std::integral_constant<std::uint32_t, Spec::kTied> {};
 
 // Effective word for an override `o` over the global word `g`: overridden fields from o, the rest from g.
 constexpr std::uint64_t knob_merge(std::uint64_t o, std::uint64_t g) noexcept {
@@ -196,7 +199,8 @@ struct knob_api {
   static knob_status store(std::uint32_t which, const std::uint32_t* v) noexcept {
     for (std::size_t i = 0; i < Spec::kCount; ++i) {
       const knob_field& f = Spec::kFields[i];
-      if ((which >> i & 1u) && (v[i] < f.min || v[i] > f.max)) return {std::errc::argument_out_of_domain, f.range_error};
+      if ((which >> i & 1u) && (v[i] < f.min || v[i] > f.max))
+        return {std::errc::argument_out_of_domain, f.range_error};
     }
     std::atomic<std::uint64_t>& w = word();
     std::uint64_t cur = w.load(std::memory_order_relaxed);
@@ -222,7 +226,8 @@ struct knob_api {
       }
       // Cross-field rules (exp_backoff: min <= max) hold on the values a waiter would see.
       std::uint64_t effective = next;
-      if constexpr (!std::is_void_v<Tag>) effective = knob_merge(next, g_knobs<Spec>.load(std::memory_order_relaxed));
+      if constexpr (!std::is_void_v<Tag>)
+        effective = knob_merge(next, g_knobs<Spec>.load(std::memory_order_relaxed));
       if (const char* e = Spec::cross_check(effective)) return {std::errc::invalid_argument, e};
       if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return {};
     }

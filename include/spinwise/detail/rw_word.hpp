@@ -41,9 +41,13 @@ struct rw_word {
   static constexpr std::uint64_t kQueuedMask = kFieldMax << kQueuedShift;
   static_assert(kQueuedShift + kFieldBits <= 64, "fields overflow the word");
 
-  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return (s & (kWriter | kReadersTurn)) == 0; }
+  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept {
+    return (s & (kWriter | kReadersTurn)) == 0;
+  }
   static constexpr bool drained(std::uint64_t s) noexcept { return (s & kReaderMask) == 0; }
-  static constexpr bool writer_may_enter(std::uint64_t s) noexcept { return writer_may_reserve(s) && drained(s); }
+  static constexpr bool writer_may_enter(std::uint64_t s) noexcept {
+    return writer_may_reserve(s) && drained(s);
+  }
   static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
 
   // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
@@ -73,7 +77,8 @@ struct rw_word {
     std::uint64_t s = w.load(std::memory_order_relaxed);
     while (writer_may_enter(s)) {
       // (W, readers): 0,0 -> 1,0
-      if (w.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed)) return true;
+      if (w.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire, std::memory_order_relaxed))
+        return true;
     }
     return false;
   }
@@ -91,7 +96,8 @@ struct rw_word {
     std::uint64_t s = w.load(std::memory_order_relaxed);
     while (reader_may_enter(s)) {
       // (W, readers): 0,n -> 0,n+1
-      if (w.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed)) return true;
+      if (w.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire, std::memory_order_relaxed))
+        return true;
     }
     return false;
   }

@@ -33,9 +33,15 @@ inline constexpr unsigned kReadLock = __tsan_mutex_read_lock;
 inline constexpr unsigned kTryLock = __tsan_mutex_try_lock;
 inline constexpr unsigned kTryLockFailed = __tsan_mutex_try_lock_failed;
 inline void pre_lock(const void* m, unsigned f) noexcept { __tsan_mutex_pre_lock(const_cast<void*>(m), f); }
-inline void post_lock(const void* m, unsigned f) noexcept { __tsan_mutex_post_lock(const_cast<void*>(m), f, 0); }
-inline void pre_unlock(const void* m, unsigned f) noexcept { __tsan_mutex_pre_unlock(const_cast<void*>(m), f); }
-inline void post_unlock(const void* m, unsigned f) noexcept { __tsan_mutex_post_unlock(const_cast<void*>(m), f); }
+inline void post_lock(const void* m, unsigned f) noexcept {
+  __tsan_mutex_post_lock(const_cast<void*>(m), f, 0);
+}
+inline void pre_unlock(const void* m, unsigned f) noexcept {
+  __tsan_mutex_pre_unlock(const_cast<void*>(m), f);
+}
+inline void post_unlock(const void* m, unsigned f) noexcept {
+  __tsan_mutex_post_unlock(const_cast<void*>(m), f);
+}
 inline void destroy(const void* m) noexcept { __tsan_mutex_destroy(const_cast<void*>(m), 0); }
 #else
 inline constexpr unsigned kReadLock = 0;

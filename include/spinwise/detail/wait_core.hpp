@@ -73,7 +73,8 @@ struct wait_meter<Stats, true> {
   static std::uint64_t clip_preempted(std::uint64_t took, std::uint64_t relaxes, double ticks_per_relax,
                                       double hz) noexcept {
     const double expected = static_cast<double>(relaxes) * ticks_per_relax;
-    return static_cast<double>(took) > 2.0 * expected + 50e-6 * hz ? static_cast<std::uint64_t>(expected) : took;
+    return static_cast<double>(took) > 2.0 * expected + 50e-6 * hz ? static_cast<std::uint64_t>(expected)
+                                                                   : took;
   }
 
  private:

@@ -55,11 +55,11 @@ class perf_cycle_counter {
 
 // The core clock of the calling CPU, estimated with the dependent add chain.
 struct core_clock_estimate {
-  double hz = 0;                // core cycles per second
-  double ticks_per_cycle = 0;   // counter ticks per core cycle (TSC 2.3 GHz / core 3.0 GHz = 0.77)
-  sample_summary ticks_per_add; // the trials behind it, in counter ticks per add
-  double chain_check = 0;       // time of a 2-op-per-step chain / 1-op chain: ~2.0 when latency bound
-  bool plausible = false;       // chain_check within [1.6, 2.4] and hz within [100 MHz, 10 GHz]
+  double hz = 0;                 // core cycles per second
+  double ticks_per_cycle = 0;    // counter ticks per core cycle (TSC 2.3 GHz / core 3.0 GHz = 0.77)
+  sample_summary ticks_per_add;  // the trials behind it, in counter ticks per add
+  double chain_check = 0;        // time of a 2-op-per-step chain / 1-op chain: ~2.0 when latency bound
+  bool plausible = false;        // chain_check within [1.6, 2.4] and hz within [100 MHz, 10 GHz]
 };
 
 // Times `trials` chains of `adds_per_trial` dependent additions on the calling CPU

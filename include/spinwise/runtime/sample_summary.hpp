@@ -29,16 +29,16 @@ bool parse_stability(std::string_view text, stability& out) noexcept;
 // Limits of the verdict. The defaults suit relax-instruction timings: PAUSE trials on a quiet
 // machine agree within ~2% (p10..p90), so 10% is clearly something else.
 struct stability_limits {
-  double noisy_spread = 0.10;      // (p90 - p10) / median above this: noisy
-  double bimodal_gap = 0.15;       // a jump of more than 15% between neighbouring trials ...
-  double bimodal_min_share = 0.10; // ... with at least 10% of the trials on each side: bimodal
-  double drift = 0.05;             // round medians more than 5% apart: drifting
+  double noisy_spread = 0.10;       // (p90 - p10) / median above this: noisy
+  double bimodal_gap = 0.15;        // a jump of more than 15% between neighbouring trials ...
+  double bimodal_min_share = 0.10;  // ... with at least 10% of the trials on each side: bimodal
+  double drift = 0.05;              // round medians more than 5% apart: drifting
 };
 
 struct sample_summary {
   std::uint32_t n = 0;
   double min = 0, p10 = 0, median = 0, p90 = 0, max = 0;  // quantiles by order_stats.hpp's one rank rule
-  double spread = 0;  // (p90 - p10) / median; 0 when the median is 0
+  double spread = 0;                                      // (p90 - p10) / median; 0 when the median is 0
   stability status = stability::insufficient;
   // For bimodal samples: the medians of the lower and upper cluster, and the upper's share.
   double low_mode = 0, high_mode = 0, high_share = 0;
@@ -49,6 +49,7 @@ sample_summary summarize(std::vector<double> samples, const stability_limits& li
 
 // Marks a stable summary as drifting when the medians of its rounds disagree by more than
 // limits.drift; returns the relative disagreement ((max - min) / median of the round medians).
-double check_drift(sample_summary& s, const std::vector<double>& round_medians, const stability_limits& limits = {});
+double check_drift(sample_summary& s, const std::vector<double>& round_medians,
+                   const stability_limits& limits = {});
 
 }  // namespace spinwise

@@ -22,9 +22,9 @@ struct lock_class_stats {
 
 struct stats_snapshot {
   std::vector<lock_class_stats> classes;  // by name
-  double wall_seconds = 0;         // steady_clock at the snapshot (for a diff: the interval)
-  double process_cpu_seconds = 0;  // user + system CPU of the process (for a diff: in the interval)
-  std::uint64_t counter_hz = 0;    // to convert ticks to time
+  double wall_seconds = 0;                // steady_clock at the snapshot (for a diff: the interval)
+  double process_cpu_seconds = 0;         // user + system CPU of the process (for a diff: in the interval)
+  std::uint64_t counter_hz = 0;           // to convert ticks to time
 };
 
 // Every class used so far, cumulative since start or the last reset_stats().

@@ -19,11 +19,11 @@
 namespace spinwise {
 
 struct topology_cpu {
-  int cpu = -1;        // OS index (what sched_setaffinity and /sys/devices/system/cpu/cpuN use)
-  int package = -1;    // physical package (socket) index, -1 unknown
-  int core = -1;       // index of its core in `topology::cores` order, -1 unknown
-  int numa_node = -1;  // OS index of its NUMA node, -1 unknown
-  int core_kind = 0;   // index into topology::core_kinds
+  int cpu = -1;                   // OS index (what sched_setaffinity and /sys/devices/system/cpu/cpuN use)
+  int package = -1;               // physical package (socket) index, -1 unknown
+  int core = -1;                  // index of its core in `topology::cores` order, -1 unknown
+  int numa_node = -1;             // OS index of its NUMA node, -1 unknown
+  int core_kind = 0;              // index into topology::core_kinds
   std::vector<int> smt_siblings;  // CPUs sharing its core, itself included
 };
 
@@ -38,21 +38,21 @@ struct cache_level {
 
 struct core_kind {
   int index = 0;
-  std::string name;        // "IntelCore", "IntelAtom", "0x41:0xd0c", "capacity 1024", or "all"
-  int efficiency = -1;     // hwloc's ranking: higher is faster, -1 unknown
+  std::string name;     // "IntelCore", "IntelAtom", "0x41:0xd0c", "capacity 1024", or "all"
+  int efficiency = -1;  // hwloc's ranking: higher is faster, -1 unknown
   std::vector<int> cpus;
   std::vector<std::pair<std::string, std::string>> infos;  // hwloc info attributes (CoreType, ...)
 };
 
 struct topology {
-  std::string source;   // "hwloc 2.9.0", "hwloc synthetic '...'", "sysfs", "none"
-  std::string note;     // why the preferred source was not used, or what it lacked
+  std::string source;  // "hwloc 2.9.0", "hwloc synthetic '...'", "sysfs", "none"
+  std::string note;    // why the preferred source was not used, or what it lacked
   int packages = 0;
   int cores = 0;
   int numa_nodes = 0;
-  std::vector<topology_cpu> cpus;    // by ascending OS index
-  std::vector<cache_level> caches;   // by level, then data/instruction/unified
-  std::vector<core_kind> core_kinds; // at least one when cpus is not empty
+  std::vector<topology_cpu> cpus;                // by ascending OS index
+  std::vector<cache_level> caches;               // by level, then data/instruction/unified
+  std::vector<core_kind> core_kinds;             // at least one when cpus is not empty
   std::vector<std::vector<int>> numa_distances;  // [i][j] as the kernel reports it, may be empty
 
   const topology_cpu* find(int cpu) const noexcept;
@@ -67,7 +67,7 @@ topology discover_topology();
 // "pack:2 numa:2 core:4 pu:2"; `register_kinds` registers extra CPU kinds (sets of PU OS indexes,
 // least efficient first) before reading, so hybrid grouping can be tested on any machine.
 bool load_hwloc_topology(topology& out, std::string* error, const char* synthetic = nullptr,
-                    const std::vector<std::vector<int>>& register_kinds = {});
+                         const std::vector<std::vector<int>>& register_kinds = {});
 bool hwloc_available() noexcept;
 
 // sysfs only. `cpu_root` is normally /sys/devices/system/cpu; `devices_root` /sys/devices (for

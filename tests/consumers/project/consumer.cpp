@@ -1,9 +1,8 @@
 // A minimal engine: takes a spinwise lock from two threads and asks the runtime for the relax cost.
-#include <spinwise/runtime/relax_cost.hpp>
-#include <spinwise/spinwise.hpp>
-
 #include <cstdio>
 #include <mutex>
+#include <spinwise/runtime/relax_cost.hpp>
+#include <spinwise/spinwise.hpp>
 #include <thread>
 
 int main() {

@@ -1,8 +1,7 @@
 // Misuses that must NOT compile under -Werror=thread-safety, one per SPINWISE_TSA_CASE, over the
 // lock type SPINWISE_TSA_LOCK. Each case is a real bug the annotations exist to catch.
-#include <spinwise/spinwise.hpp>
-
 #include <chrono>
+#include <spinwise/spinwise.hpp>
 
 #ifndef SPINWISE_TSA_LOCK
 #define SPINWISE_TSA_LOCK spinwise::ttas_mutex

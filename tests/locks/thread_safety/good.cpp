@@ -1,7 +1,6 @@
 // Correct uses of every spinwise lock and guard: must compile with -Werror=thread-safety.
-#include <spinwise/spinwise.hpp>
-
 #include <chrono>
+#include <spinwise/spinwise.hpp>
 
 namespace {
 

@@ -2,9 +2,8 @@
 // -Werror=thread-safety (registered by tests/locks/CMakeLists.txt through thread_safety.cmake).
 // SX is a shared capability to the analysis (it has only shared and exclusive): data that SX
 // holders may write needs X; upgrade() turns shared into exclusive, downgrade() the reverse.
-#include <spinwise/spinwise.hpp>
-
 #include <chrono>
+#include <spinwise/spinwise.hpp>
 
 namespace {
 

@@ -3,10 +3,9 @@
 // control). Nothing deadlocks; TSan's deadlock detector must still see the cycle, which it can
 // only do through spinwise's __tsan_mutex_* hooks (the lock words are plain atomics to it).
 // Prints the two locks' addresses so the driver can check the report names them.
-#include <spinwise/spinwise.hpp>
-
 #include <cstdio>
 #include <cstring>
+#include <spinwise/spinwise.hpp>
 #include <thread>
 
 namespace {

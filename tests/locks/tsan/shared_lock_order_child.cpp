@@ -6,10 +6,9 @@
 //   sx (sx_lock):    lock_sx / unlock_sx: two SX requests in opposite orders deadlock for real
 //                    (SX excludes SX)
 // and the first pair is also taken with try_lock, which must count as an acquisition.
-#include <spinwise/spinwise.hpp>
-
 #include <cstdio>
 #include <cstring>
+#include <spinwise/spinwise.hpp>
 #include <thread>
 
 namespace {
@@ -59,7 +58,9 @@ int run(bool inverted) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s spin_shared_mutex|hybrid_shared_mutex|sx_lock|sx_lock_sx inverted|ordered\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s spin_shared_mutex|hybrid_shared_mutex|sx_lock|sx_lock_sx inverted|ordered\n",
+                 argv[0]);
     return 2;
   }
   const bool inverted = std::strcmp(argv[2], "inverted") == 0;

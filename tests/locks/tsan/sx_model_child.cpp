@@ -8,16 +8,16 @@
 //   none_then_s written with no lock, read under S: a race, reported (the control)
 // The two threads are ordered by a relaxed flag only, which TSan does not count as
 // synchronization: whatever ordering it sees comes from the latch's annotations.
-#include <spinwise/sx_lock.hpp>
-
 #include <atomic>
 #include <cstdio>
+#include <spinwise/sx_lock.hpp>
 #include <string>
 #include <thread>
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s sx_then_s|sx_then_sx|sx_then_x|x_then_sx|sx_then_up|none_then_s\n", argv[0]);
+    std::fprintf(stderr, "usage: %s sx_then_s|sx_then_sx|sx_then_x|x_then_sx|sx_then_up|none_then_s\n",
+                 argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
