@@ -24,7 +24,9 @@ namespace {
 using detail::fmt;
 using steady = std::chrono::steady_clock;
 
-double seconds_since(steady::time_point t0) { return std::chrono::duration<double>(steady::now() - t0).count(); }
+double seconds_since(steady::time_point t0) {
+  return std::chrono::duration<double>(steady::now() - t0).count();
+}
 
 std::vector<relax_kind> supported_kinds() {
   std::vector<relax_kind> out;
@@ -40,8 +42,9 @@ std::string kind_list(const std::vector<relax_kind>& kinds) {
   return s;
 }
 
-// Busy for `ms` so a core that idled ramps its clock before it is measured.
-void warm_up(double ms) {
+}  // namespace
+
+void detail::warm_up(double ms) {
   if (ms <= 0) return;
   const auto end = steady::now() + std::chrono::microseconds(static_cast<long long>(ms * 1000));
   volatile std::uint64_t sink = 0;
@@ -49,8 +52,6 @@ void warm_up(double ms) {
     for (int i = 0; i < 1000; ++i) sink = sink + 1;
   }
 }
-
-}  // namespace
 
 const relax_measurement* cpu_calibration::find(relax_kind k) const noexcept {
   for (const relax_measurement& m : relax) {
@@ -83,10 +84,11 @@ std::string check_calibration_options(const calibration_options& opt) {
     if (std::binary_search(allowed.begin(), allowed.end(), cpu)) continue;
     const std::string have = format_cpu_list(online.empty() ? allowed : online);
     if (cpu < 0 || !std::binary_search(online.begin(), online.end(), cpu)) {
-      return "cpu " + std::to_string(cpu) + " does not exist or is offline (this machine's online CPUs: " + have + ")";
+      return "cpu " + std::to_string(cpu) +
+             " does not exist or is offline (this machine's online CPUs: " + have + ")";
     }
-    return "cpu " + std::to_string(cpu) + " is not in this process's CPU affinity mask (allowed: " +
-           format_cpu_list(allowed) + ")";
+    return "cpu " + std::to_string(cpu) +
+           " is not in this process's CPU affinity mask (allowed: " + format_cpu_list(allowed) + ")";
   }
   for (relax_kind k : opt.kinds) {
     if (!relax_supported(k)) {
@@ -151,7 +153,8 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
   if (opt.cycles != cycles_source::estimate) {
     if (!perf.open()) {
       st.perf_error = perf.error();
-      if (opt.cycles == cycles_source::perf) return fail("core cycles from perf_event were requested, but " + perf.error());
+      if (opt.cycles == cycles_source::perf)
+        return fail("core cycles from perf_event were requested, but " + perf.error());
     }
   } else {
     st.perf_error = "not tried (cycles source 'estimate' requested)";
@@ -189,7 +192,7 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
           step += kinds.size();
           continue;
         }
-        warm_up(round == 0 ? st.warmup_ms : st.round_warmup_ms);
+        detail::warm_up(round == 0 ? st.warmup_ms : st.round_warmup_ms);
         cs.clocks.push_back(estimate_core_clock(clock_trials));
         for (std::size_t ki = 0; ki < kinds.size(); ++ki) {
           pooled& pk = cs.kinds[ki];
@@ -244,6 +247,11 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
       m.trials = m.ticks.n;
       if (rounds > 1) m.round_drift = check_drift(m.ticks, pk.round_medians);
       m.ns_median = runtime::ticks_to_ns(m.ticks.median, counter_hz);
+      if (!pk.round_medians.empty()) {
+        const auto [lo, hi] = std::minmax_element(pk.round_medians.begin(), pk.round_medians.end());
+        m.round_ns_min = runtime::ticks_to_ns(*lo, counter_hz);
+        m.round_ns_max = runtime::ticks_to_ns(*hi, counter_hz);
+      }
       if (!pk.cycles.empty()) {
         m.cycles_median = summarize(pk.cycles).median;
         m.cycles_method = "perf_event";

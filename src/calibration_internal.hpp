@@ -1,5 +1,6 @@
 #pragma once
-// Shared by calibration.cpp (measuring) and recommend.cpp (advice); not installed.
+// Shared by calibration.cpp (measuring), recommend.cpp (advice) and relax_watch.cpp (the relax
+// cost over time); not installed.
 
 #include <cstdio>
 #include <string>
@@ -16,6 +17,10 @@ inline std::string fmt(const char* f, double v) {
   std::snprintf(buf, sizeof(buf), f, v);
   return buf;
 }
+
+// Busy for `ms` so a core that idled ramps its clock (and a vCPU that slept is running) before
+// it is measured.
+void warm_up(double ms);
 
 // What a reader must not miss in `r` (failed CPUs, implausible clocks, unstable measurements,
 // core kinds whose CPUs disagree), appended to r.warnings. Needs r.cpus and r.summaries.

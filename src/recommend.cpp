@@ -6,6 +6,7 @@
 #include <map>
 
 #include "calibration_internal.hpp"
+#include "spinwise/innodb_policy.hpp"
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 
@@ -112,7 +113,87 @@ void derive_recommendations(calibration_result& r) {
   }
 }
 
+std::string relax_drift_meaning(const relax_drift_observation& o) {
+  const std::string kind(to_string(o.kind));
+  const std::string range = fmt("%.2f", o.ns_min) + " .. " + fmt("%.2f", o.ns_max) +
+                            " ns per relax (median " + fmt("%.2f", o.ns_median) + ")";
+  const std::string seen = o.seen.empty() ? "" : " " + o.seen;
+  if (o.status != stability::stable && o.status != stability::drifting) {
+    return kind + ": too few samples" + seen +
+           " to tell whether its cost drifts over time: watch longer, or sample "
+           "more often";
+  }
+  // InnoDB's stock settings, as innodb_policy has them: what a full spin costs at both ends.
+  const innodb_settings d{};
+  const ut_delay_figure lo = ut_delay(d.spin_wait_delay, d.pause_multiplier, o.ns_min);
+  const ut_delay_figure hi = ut_delay(d.spin_wait_delay, d.pause_multiplier, o.ns_max);
+  const ut_delay_figure mid = ut_delay(d.spin_wait_delay, d.pause_multiplier, o.ns_median);
+  const std::string innodb_cfg = "innodb_policy's default spin_wait_delay " +
+                                 std::to_string(d.spin_wait_delay) + " x pause_multiplier " +
+                                 std::to_string(d.pause_multiplier) + " (at most " +
+                                 std::to_string(hi.max_relaxes) + " " + kind + " a round)";
+  const std::string rounds = std::to_string(d.spin_loops) + " rounds";
+  if (o.status == stability::stable) {
+    std::string out =
+        kind + " is stable on this host" + seen + ": " + range + ": a profile's per-CPU table holds";
+    if (!trivial_kind(o.kind)) {
+      // At the median: a stable host's max is a lone outlier (a preempted sample).
+      out += "; " + innodb_cfg + " spins up to " + fmt("%.2f", mid.max_us) + " us a round, " +
+             fmt("%.1f", mid.max_us * d.spin_loops) + " us over " + rounds + " at the median cost";
+    }
+    return out;
+  }
+  const double spread = o.ns_median > 0 ? (o.ns_max - o.ns_min) / o.ns_median : 0;
+  std::string out =
+      kind + " drifts on this host" + seen + ": " + range + ", a range of " + fmt("%.0f", spread * 100) +
+      "% of it: a profile's per-CPU table is a snapshot of one moment. time_policy and the other "
+      "time-based policies end each delay at a deadline on the cycle counter and keep their time";
+  if (!trivial_kind(o.kind)) {
+    out += "; " + innodb_cfg + " counts relaxes, so it spins up to " + fmt("%.2f", lo.max_us) + " .. " +
+           fmt("%.2f", hi.max_us) + " us a round and " + fmt("%.1f", lo.max_us * d.spin_loops) + " .. " +
+           fmt("%.1f", hi.max_us * d.spin_loops) + " us over " + rounds + ", depending on the moment";
+  }
+  return out;
+}
+
 namespace detail {
+namespace {
+
+// One line under the drifting warnings: what drift means (relax_drift_meaning), for the relax
+// kind engines use when it drifted, else the first relax kind with a cost that did, over the
+// range its drifting CPUs' rounds moved through. Trivial kinds (loop overhead) get none.
+void add_drift_meaning(calibration_result& r) {
+  std::vector<relax_kind> drifted;
+  for (const cpu_calibration& c : r.cpus) {
+    for (const relax_measurement& m : c.relax) {
+      if (m.ticks.status == stability::drifting && !trivial_kind(m.kind) &&
+          std::find(drifted.begin(), drifted.end(), m.kind) == drifted.end()) {
+        drifted.push_back(m.kind);
+      }
+    }
+  }
+  if (drifted.empty()) return;
+  const bool active = std::find(drifted.begin(), drifted.end(), active_relax()) != drifted.end();
+  relax_drift_observation o;
+  o.kind = active ? active_relax() : drifted.front();
+  o.status = stability::drifting;
+  std::vector<double> medians, lows, highs;
+  for (const cpu_calibration& c : r.cpus) {
+    const relax_measurement* m = c.find(o.kind);
+    if (m == nullptr || m->ticks.status != stability::drifting) continue;
+    medians.push_back(m->ns_median);
+    lows.push_back(m->round_ns_min > 0 ? m->round_ns_min : m->ns_median);
+    highs.push_back(m->round_ns_max > 0 ? m->round_ns_max : m->ns_median);
+  }
+  o.ns_median = runtime::median(medians);
+  o.ns_min = *std::min_element(lows.begin(), lows.end());
+  o.ns_max = *std::max_element(highs.begin(), highs.end());
+  o.seen = "between this run's " + std::to_string(r.settings.rounds) + " rounds";
+  r.warnings.push_back("what drift means: " + relax_drift_meaning(o) +
+                       " (spinwise-calibrate --watch follows it over time)");
+}
+
+}  // namespace
 
 void add_calibration_warnings(calibration_result& r) {
   for (const cpu_calibration& c : r.cpus) {
@@ -142,6 +223,7 @@ void add_calibration_warnings(calibration_result& r) {
       r.warnings.push_back(w);
     }
   }
+  add_drift_meaning(r);
   for (const kind_summary& s : r.summaries) {
     if (!trivial_kind(s.relax) && s.cpus.size() > 1 && s.cpu_spread > 0.25) {
       r.warnings.push_back("core kind " + std::to_string(s.core_kind) + " " +

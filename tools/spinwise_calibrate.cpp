@@ -2,14 +2,21 @@
 // write the profile engines load, and print the settings that keep spin waits the same length in
 // time (spinwise's and MySQL's). See README.md, "Calibration".
 //
+// --watch SECONDS follows each CPU's relax cost over time instead (docs/calibration.md, "Watching
+// the relax cost over time"): a table or JSON, and a gnuplot timeline with --plot.
+//
 // Exit codes: 0 measured (warnings are printed); 1 the measurement or the output failed;
 // 2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a measurement was
 // not stable.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -60,9 +67,10 @@ bool parse_backends(const std::string& text, std::vector<sw::relax_kind>& out, s
     sw::relax_kind k{};
     if (!sw::parse_relax_kind(name, k)) {
       std::string known;
-      for (sw::relax_kind any : sw::kAllRelaxKinds) known += (known.empty() ? "" : ", ") + str(sw::to_string(any));
-      error = "unknown relax kind '" + name + "' in --backends (known: " + known + "; this CPU supports: " +
-              kinds_supported() + ")";
+      for (sw::relax_kind any : sw::kAllRelaxKinds)
+        known += (known.empty() ? "" : ", ") + str(sw::to_string(any));
+      error = "unknown relax kind '" + name + "' in --backends (known: " + known +
+              "; this CPU supports: " + kinds_supported() + ")";
       return false;
     }
     if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
@@ -75,13 +83,17 @@ bool parse_backends(const std::string& text, std::vector<sw::relax_kind>& out, s
 // What a verdict other than stable looks like in a table cell.
 std::string verdict(const sw::sample_summary& s) {
   switch (s.status) {
-    case sw::stability::stable: return "stable";
+    case sw::stability::stable:
+      return "stable";
     case sw::stability::bimodal:
       return "BIMODAL " + fmt("%.1f", s.low_mode) + "|" + fmt("%.1f", s.high_mode) + " ticks (" +
              fmt("%.0f", s.high_share * 100) + "% slow)";
-    case sw::stability::noisy: return "NOISY";
-    case sw::stability::drifting: return "DRIFTING";
-    case sw::stability::insufficient: return "too few trials";
+    case sw::stability::noisy:
+      return "NOISY";
+    case sw::stability::drifting:
+      return "DRIFTING";
+    case sw::stability::insufficient:
+      return "too few trials";
   }
   return "?";
 }
@@ -89,46 +101,51 @@ std::string verdict(const sw::sample_summary& s) {
 void print_table(const sw::calibration_result& r, std::FILE* o) {
   const sw::machine_info& m = r.machine;
   const sw::calibration_settings& st = r.settings;
-  std::fprintf(o, "%s: %s backend, %zu CPU(s) measured in %.2f s (%s: %u trials of ~%.0f us per CPU and relax kind)\n",
-               r.tool.c_str(), m.arch.c_str(), r.cpus.size(), r.elapsed_s, st.quick ? "quick mode" : "full mode",
-               st.trials, st.trial_ns / 1000.0);
+  std::fprintf(
+      o, "%s: %s backend, %zu CPU(s) measured in %.2f s (%s: %u trials of ~%.0f us per CPU and relax kind)\n",
+      r.tool.c_str(), m.arch.c_str(), r.cpus.size(), r.elapsed_s, st.quick ? "quick mode" : "full mode",
+      st.trials, st.trial_ns / 1000.0);
   std::fprintf(o, "machine   %s (%s%s%s), %d CPUs\n", m.cpu_model.c_str(), m.cpu_vendor.c_str(),
                m.cpu_vendor.empty() ? "" : " ", m.cpu_id.c_str(), m.cpu_count);
   std::fprintf(o, "          %s; virtualization: %s%s%s\n", m.kernel.c_str(), m.virtualization.c_str(),
                m.container.empty() ? "" : "; container: ", m.container.c_str());
-  std::fprintf(o, "counter   %s at %.3f MHz, %s\n", m.counter.c_str(), static_cast<double>(m.counter_hz) / 1e6,
+  std::fprintf(o, "counter   %s at %.3f MHz, %s\n", m.counter.c_str(),
+               static_cast<double>(m.counter_hz) / 1e6,
                m.counter_invariant ? "invariant" : "NOT invariant (ns figures assume a constant rate)");
 
   const sw::topology& t = r.topo;
   std::size_t smt = 1;
   for (const sw::topology_cpu& c : t.cpus) smt = std::max(smt, c.smt_siblings.size());
-  std::fprintf(o, "topology  %s: %d package(s), %d core(s), %zu CPU(s)%s, %d NUMA node(s)\n", t.source.c_str(),
-               t.packages, t.cores, t.cpus.size(), smt > 1 ? (", " + std::to_string(smt) + "-way SMT").c_str() : " (no SMT)",
-               t.numa_nodes);
+  std::fprintf(o, "topology  %s: %d package(s), %d core(s), %zu CPU(s)%s, %d NUMA node(s)\n",
+               t.source.c_str(), t.packages, t.cores, t.cpus.size(),
+               smt > 1 ? (", " + std::to_string(smt) + "-way SMT").c_str() : " (no SMT)", t.numa_nodes);
   if (!t.caches.empty()) {
     std::string caches;
     for (const sw::cache_level& c : t.caches) {
       const char* suffix = c.type == "data" ? "d" : c.type == "instruction" ? "i" : "";
-      caches += (caches.empty() ? "" : ", ") + std::string("L") + std::to_string(c.level) + suffix + " " + bytes(c.size) +
-                " x" + std::to_string(c.instances);
+      caches += (caches.empty() ? "" : ", ") + std::string("L") + std::to_string(c.level) + suffix + " " +
+                bytes(c.size) + " x" + std::to_string(c.instances);
     }
     std::fprintf(o, "          caches: %s\n", caches.c_str());
   }
   std::string kinds;
   for (const sw::core_kind& k : t.core_kinds) {
-    kinds += (kinds.empty() ? "" : "; ") + std::to_string(k.index) + " = " + k.name + " (cpus " + sw::format_cpu_list(k.cpus) + ")";
+    kinds += (kinds.empty() ? "" : "; ") + std::to_string(k.index) + " = " + k.name + " (cpus " +
+             sw::format_cpu_list(k.cpus) + ")";
   }
   std::fprintf(o, "          core kinds: %s\n", kinds.c_str());
   if (!t.note.empty()) std::fprintf(o, "          note: %s\n", t.note.c_str());
   if (st.cycles_used == "perf_event") {
     std::fprintf(o, "cycles    counted with perf_event (PERF_COUNT_HW_CPU_CYCLES, user mode)\n");
   } else {
-    std::fprintf(o, "cycles    estimated: counter ticks / ticks per core cycle (core clock from a dependent add chain)\n");
+    std::fprintf(o,
+                 "cycles    estimated: counter ticks / ticks per core cycle (core clock from a dependent add "
+                 "chain)\n");
     std::fprintf(o, "          perf_event not used: %s\n", st.perf_error.c_str());
   }
 
-  std::fprintf(o, "\n%4s %4s %-7s %28s %10s %14s %8s %7s  %s\n", "cpu", "kind", "relax", "ticks/relax: min  median   p90",
-               "ns/relax", "cycles/relax", "core GHz", "spread", "verdict");
+  std::fprintf(o, "\n%4s %4s %-7s %28s %10s %14s %8s %7s  %s\n", "cpu", "kind", "relax",
+               "ticks/relax: min  median   p90", "ns/relax", "cycles/relax", "core GHz", "spread", "verdict");
   for (const sw::cpu_calibration& c : r.cpus) {
     if (!c.error.empty()) {
       std::fprintf(o, "%4d %4d %-7s %s\n", c.cpu, c.core_kind, "-", c.error.c_str());
@@ -137,44 +154,56 @@ void print_table(const sw::calibration_result& r, std::FILE* o) {
     for (const sw::relax_measurement& mm : c.relax) {
       const bool confident = mm.ticks.status == sw::stability::stable;
       const std::string ns = confident ? fmt("%.2f", mm.ns_median) : "(" + fmt("%.2f", mm.ns_median) + ")";
-      const std::string cyc = fmt("%.1f", mm.cycles_median) + (mm.cycles_method == "perf_event" ? " pmu" : " est");
+      const std::string cyc =
+          fmt("%.1f", mm.cycles_median) + (mm.cycles_method == "perf_event" ? " pmu" : " est");
       std::fprintf(o, "%4d %4d %-7s %12.2f %7.2f %7.2f %10s %14s %8.2f %6.1f%%  %s\n", c.cpu, c.core_kind,
-                   str(sw::to_string(mm.kind)).c_str(), mm.ticks.min, mm.ticks.median, mm.ticks.p90, ns.c_str(),
-                   cyc.c_str(), c.core_hz / 1e9, mm.ticks.spread * 100, verdict(mm.ticks).c_str());
+                   str(sw::to_string(mm.kind)).c_str(), mm.ticks.min, mm.ticks.median, mm.ticks.p90,
+                   ns.c_str(), cyc.c_str(), c.core_hz / 1e9, mm.ticks.spread * 100,
+                   verdict(mm.ticks).c_str());
     }
   }
 
-  std::fprintf(o, "\nper core kind (median over its CPUs)\n%4s %-7s %-10s %10s %20s %8s %14s %8s\n", "kind", "relax", "cpus",
-               "ns/relax", "range of CPUs (ns)", "ticks", "cycles/relax", "spread");
+  std::fprintf(o, "\nper core kind (median over its CPUs)\n%4s %-7s %-10s %10s %20s %8s %14s %8s\n", "kind",
+               "relax", "cpus", "ns/relax", "range of CPUs (ns)", "ticks", "cycles/relax", "spread");
   for (const sw::kind_summary& s : r.summaries) {
     const std::string range = fmt("%.2f", s.ns_min) + " .. " + fmt("%.2f", s.ns_max);
-    const std::string cyc = fmt("%.1f", s.cycles_median) + (s.cycles_method == "perf_event" ? " pmu" : " est");
-    std::fprintf(o, "%4d %-7s %-10s %10.2f %20s %8.2f %14s %7.1f%%%s\n", s.core_kind, str(sw::to_string(s.relax)).c_str(),
-                 sw::format_cpu_list(s.cpus).c_str(), s.ns_median, range.c_str(), s.ticks_median, cyc.c_str(),
-                 s.cpu_spread * 100,
-                 s.unstable_cpus.empty() ? "" : ("  unstable on cpus " + sw::format_cpu_list(s.unstable_cpus)).c_str());
+    const std::string cyc =
+        fmt("%.1f", s.cycles_median) + (s.cycles_method == "perf_event" ? " pmu" : " est");
+    std::fprintf(o, "%4d %-7s %-10s %10.2f %20s %8.2f %14s %7.1f%%%s\n", s.core_kind,
+                 str(sw::to_string(s.relax)).c_str(), sw::format_cpu_list(s.cpus).c_str(), s.ns_median,
+                 range.c_str(), s.ticks_median, cyc.c_str(), s.cpu_spread * 100,
+                 s.unstable_cpus.empty()
+                     ? ""
+                     : ("  unstable on cpus " + sw::format_cpu_list(s.unstable_cpus)).c_str());
   }
 
-  std::fprintf(o, "\nrecommendations: target %.1f ns per delay unit (%s)\n", st.target_ns, st.target_reason.c_str());
+  std::fprintf(o, "\nrecommendations: target %.1f ns per delay unit (%s)\n", st.target_ns,
+               st.target_reason.c_str());
   for (const sw::recommendation& rec : r.recommendations) {
     const std::string relax = str(sw::to_string(rec.relax));
     std::string kname;
     for (const sw::core_kind& k : t.core_kinds) {
       if (k.index == rec.core_kind) kname = k.name;
     }
-    std::fprintf(o, "  core kind %d (%s), %s at %.2f ns%s:\n", rec.core_kind, kname.c_str(), relax.c_str(), rec.relax_ns,
-                 rec.uncertain ? " [UNCERTAIN: a CPU of this kind was not stable]" : "");
-    std::fprintf(o, "    spinwise        delay_unit_ns = %.0f  (%u %s per unit)\n", rec.delay_unit_ns, rec.relaxes_per_unit,
-                 relax.c_str());
-    std::fprintf(o, "    MySQL 8.0.16+   innodb_spin_wait_pause_multiplier = %u%s  (%.0f ns per delay unit; the default %u gives %.0f ns)\n",
+    std::fprintf(o, "  core kind %d (%s), %s at %.2f ns%s:\n", rec.core_kind, kname.c_str(), relax.c_str(),
+                 rec.relax_ns, rec.uncertain ? " [UNCERTAIN: a CPU of this kind was not stable]" : "");
+    std::fprintf(o, "    spinwise        delay_unit_ns = %.0f  (%u %s per unit)\n", rec.delay_unit_ns,
+                 rec.relaxes_per_unit, relax.c_str());
+    std::fprintf(o,
+                 "    MySQL 8.0.16+   innodb_spin_wait_pause_multiplier = %u%s  (%.0f ns per delay unit; the "
+                 "default %u gives %.0f ns)\n",
                  rec.innodb_pause_multiplier, rec.multiplier_clamped ? " (clamped to MySQL's 1..100)" : "",
-                 rec.innodb_unit_ns, sw::kInnodbDefaultPauseMultiplier, sw::kInnodbDefaultPauseMultiplier * rec.relax_ns);
+                 rec.innodb_unit_ns, sw::kInnodbDefaultPauseMultiplier,
+                 sw::kInnodbDefaultPauseMultiplier * rec.relax_ns);
     for (const sw::ut_delay_figure& f : rec.ut_delay) {
-      std::fprintf(o, "    ut_delay per spin round, innodb_spin_wait_delay = %2u, multiplier %3u: worst %7.2f us (%u %s), mean %7.2f us\n",
+      std::fprintf(o,
+                   "    ut_delay per spin round, innodb_spin_wait_delay = %2u, multiplier %3u: worst %7.2f "
+                   "us (%u %s), mean %7.2f us\n",
                    f.spin_wait_delay, f.pause_multiplier, f.max_us, f.max_relaxes, relax.c_str(), f.mean_us);
     }
   }
-  if (r.recommendations.empty()) std::fprintf(o, "  none: no relax kind with a measurable cost was measured\n");
+  if (r.recommendations.empty())
+    std::fprintf(o, "  none: no relax kind with a measurable cost was measured\n");
 
   if (r.has_c2c) {
     const std::size_t n = r.c2c.cpus.size();
@@ -213,6 +242,13 @@ struct progress_line {
                  str(sw::to_string(p.kind)).c_str(), p.elapsed_s);
     std::fflush(stderr);
   }
+  void update(const sw::watch_progress& p) {
+    if (!tty || p.elapsed_s < 1.0) return;
+    shown = true;
+    std::fprintf(stderr, "\r\033[Kwatching: %.1f / %.1f s, %zu sample(s) per CPU", p.elapsed_s, p.duration_s,
+                 p.samples);
+    std::fflush(stderr);
+  }
   void note(const char* what) {
     if (!tty) return;
     shown = true;
@@ -225,42 +261,276 @@ struct progress_line {
   }
 };
 
+// The verdict over time in a table cell.
+std::string time_verdict(const sw::watch_series& w, const sw::time_stability_limits& lim) {
+  if (!w.error.empty()) return "ERROR: " + w.error;
+  const sw::relax_time_summary& t = w.summary;
+  switch (t.status) {
+    case sw::stability::stable:
+      return "stable";
+    case sw::stability::drifting:
+      return "DRIFTING (p10..p90 " + fmt("%.2f", t.ns_p10) + " .. " + fmt("%.2f", t.ns_p90) +
+             " ns = " + fmt("%.0f", t.central_spread * 100) +
+             "% of the median; stable is <= " + fmt("%.0f", lim.stable_spread * 100) + "%)";
+    default:
+      return "too few samples (" + std::to_string(t.samples) + " < " + std::to_string(lim.min_samples) + ")";
+  }
+}
+
+void print_machine(const sw::machine_info& m, std::FILE* o) {
+  std::fprintf(o, "machine   %s (%s%s%s), %d CPUs\n", m.cpu_model.c_str(), m.cpu_vendor.c_str(),
+               m.cpu_vendor.empty() ? "" : " ", m.cpu_id.c_str(), m.cpu_count);
+  std::fprintf(o, "          %s; virtualization: %s%s%s\n", m.kernel.c_str(), m.virtualization.c_str(),
+               m.container.empty() ? "" : "; container: ", m.container.c_str());
+  std::fprintf(o, "counter   %s at %.3f MHz, %s\n", m.counter.c_str(),
+               static_cast<double>(m.counter_hz) / 1e6,
+               m.counter_invariant ? "invariant" : "NOT invariant (ns figures assume a constant rate)");
+}
+
+void print_watch_table(const sw::watch_result& r, std::FILE* o) {
+  const sw::watch_options& st = r.settings;
+  std::string kinds;
+  for (sw::relax_kind k : st.kinds) kinds += (kinds.empty() ? "" : ", ") + str(sw::to_string(k));
+  std::fprintf(
+      o,
+      "%s --watch: %s on %zu CPU(s) every %.0f ms for %.1f s (%.2f s); each sample: %u trials of ~%.0f us "
+      "after %.0f ms of warm-up, pinned\n",
+      r.tool.c_str(), kinds.c_str(), st.cpus.size(), st.interval_ms, st.duration_s, r.elapsed_s, st.trials,
+      st.trial_ns / 1000.0, st.warmup_ms);
+  print_machine(r.machine, o);
+  std::fprintf(o, "\n%4s %-7s %7s %13s %7s %7s %11s %7s %7s %7s %9s  %s\n", "cpu", "relax", "samples",
+               "ns/relax: min", "median", "max", "ticks: min", "median", "max", "spread", "p10..p90",
+               "verdict over time");
+  for (const sw::watch_series& w : r.series) {
+    const sw::relax_time_summary& t = w.summary;
+    std::fprintf(o, "%4d %-7s %7u %13.2f %7.2f %7.2f %11.2f %7.2f %7.2f %6.1f%% %8.1f%%  %s\n", w.cpu,
+                 str(sw::to_string(w.kind)).c_str(), t.samples, t.ns_min, t.ns_median, t.ns_max, t.ticks_min,
+                 t.ticks_median, t.ticks_max, t.spread * 100, t.central_spread * 100,
+                 time_verdict(w, st.limits).c_str());
+  }
+  std::fprintf(o, "\n");
+  for (const sw::watch_conclusion& c : r.conclusions) std::fprintf(o, "%s\n", c.meaning.c_str());
+}
+
+// gnuplot's single-quoted string: no escapes but a doubled quote.
+std::string gp_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// --plot: like spinwise-stress --png, a data file and a script next to the PNG (same name, .dat
+// and .gp), then gnuplot on the script. "" on success, else why not; the data and the script stay
+// either way, so the plot can be drawn elsewhere.
+std::string plot_watch(const sw::watch_result& r, const std::string& png) {
+  std::string stem = png;
+  const auto dot = stem.rfind('.');
+  const auto slash = stem.rfind('/');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) stem.resize(dot);
+  const std::string dat = stem + ".dat", gp = stem + ".gp";
+  {
+    // One block per CPU and kind (gnuplot's `index`): seconds since the start, ns per relax.
+    std::ofstream f(dat);
+    f << "# spinwise-calibrate --watch: t_s ns_per_relax, one block per CPU and relax kind\n";
+    for (const sw::watch_series& w : r.series) {
+      f << "# cpu " << w.cpu << " " << sw::to_string(w.kind) << "\n";
+      for (const sw::relax_time_sample& x : w.samples)
+        f << fmt("%.3f", x.t_ms / 1000.0) << " " << fmt("%.4f", x.ns) << "\n";
+      if (w.samples.empty()) f << "0 NaN\n";  // keeps the block, so index i is still series i
+      f << "\n\n";
+    }
+    if (!f) return "cannot write " + dat;
+  }
+  {
+    std::ofstream f(gp);
+    const sw::machine_info& m = r.machine;
+    f << "# spinwise-calibrate --watch plot (generated)\n"
+      << "set terminal pngcairo size 1100,520 font 'sans,10' noenhanced\n"
+      << "set output " << gp_quote(png) << "\n"
+      << "set title "
+      << gp_quote("relax cost over time, every " + fmt("%.0f", r.settings.interval_ms) +
+                  " ms: " + m.cpu_model + ", " + m.virtualization + ", " + r.created)
+      << "\nset xlabel 'time (s)'\nset ylabel 'ns per relax (median of each sample)'\n"
+      << "set grid\nset key outside right top\nset yrange [0:*]\nset xrange [0:"
+      << fmt("%g", r.settings.duration_s) << "]\nset datafile missing 'NaN'\n";
+    for (std::size_t i = 0; i < r.conclusions.size(); ++i) {
+      const sw::watch_conclusion& c = r.conclusions[i];
+      f << "set label " << i + 1 << " "
+        << gp_quote(str(sw::to_string(c.kind)) + ": " + str(sw::to_string(c.status)))
+        << " at graph 0.01, graph " << fmt("%.2f", 0.05 + 0.05 * static_cast<double>(i)) << "\n";
+    }
+    f << "plot ";
+    for (std::size_t i = 0; i < r.series.size(); ++i) {
+      const sw::watch_series& w = r.series[i];
+      f << (i == 0 ? "" : ", \\\n     ") << gp_quote(dat) << " index " << i
+        << " using 1:2 with linespoints lw 2 pt 7 ps 0.6 title "
+        << gp_quote("cpu " + std::to_string(w.cpu) + " " + str(sw::to_string(w.kind)));
+    }
+    f << "\n";
+    if (!f) return "cannot write " + gp;
+  }
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    return "gnuplot not found (Debian: apt-get install gnuplot-nox); the data is in " + dat +
+           ", the script in " + gp;
+  }
+  std::string quoted = "'";
+  for (char c : gp) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  const int rc = std::system(("gnuplot " + quoted + " 2>&1").c_str());
+  if (rc != 0) return "gnuplot failed on " + gp + " (status " + std::to_string(rc) + ")";
+  return "";
+}
+
+// Why a file cannot be created at `path` ("" when its directory is writable): checked before a
+// watch, so a mistyped path does not cost the whole watch.
+std::string cannot_create(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::access(dir.c_str(), W_OK) == 0) return "";
+  return "cannot create " + path + ": " + std::strerror(errno);
+}
+
+// Writes `text` to `path` (temporary file + rename, as write_profile does).
+bool write_text(const std::string& path, const std::string& text, std::string& why) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) {
+      why = "cannot create " + tmp;
+      return false;
+    }
+    f << text;
+    f.flush();
+    if (!f) {
+      why = "cannot write " + tmp;
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    why = "cannot rename " + tmp + " to " + path;
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+// --watch, its options checked: watch, print, write the document and the plot. The exit code.
+int run_watch(sw::watch_options wo, const std::string& format, const std::string& output,
+              const std::string& plot, bool strict) {
+  std::string why;
+  for (const std::string* path : {&output, &plot}) {
+    if (path->empty()) continue;
+    if (why = cannot_create(*path); !why.empty()) {
+      std::fprintf(stderr, "spinwise-calibrate: %s (nothing was measured)\n", why.c_str());
+      return kExitFailure;
+    }
+  }
+  progress_line progress;
+  wo.progress = [&progress](const sw::watch_progress& p) { progress.update(p); };
+  sw::watch_result wr;
+  const bool ok = sw::watch_relax_cost(wo, wr, &why);
+  progress.clear();
+  if (!ok) {
+    std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+    return kExitFailure;
+  }
+  const std::string doc = format == "json" || !output.empty() ? sw::watch_to_json(wr) : "";
+  if (format == "json") {
+    std::fputs(doc.c_str(), stdout);
+  } else {
+    print_watch_table(wr, stdout);
+  }
+  std::fflush(stdout);
+  std::FILE* notes = format == "json" ? stderr : stdout;
+  int rc = kExitOk;
+  if (!output.empty()) {
+    if (write_text(output, doc, why)) {
+      std::fprintf(notes, "\nwatch document written to %s\n", output.c_str());
+    } else {
+      std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+      rc = kExitFailure;
+    }
+  }
+  if (!plot.empty()) {
+    if (why = plot_watch(wr, plot); why.empty()) {
+      std::fprintf(notes, "plot written to %s\n", plot.c_str());
+    } else {
+      std::fprintf(stderr, "spinwise-calibrate: --plot: %s\n", why.c_str());
+      rc = kExitFailure;
+    }
+  }
+  if (rc == kExitOk && strict && !wr.all_stable()) {
+    std::fprintf(stderr, "spinwise-calibrate: --strict: the relax cost was not stable over time\n");
+    return kExitUnstable;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"spinwise-calibrate: measure what one relax instruction (PAUSE, ISB, ...) costs on every CPU of this\n"
-               "machine, in counter ticks, nanoseconds and core cycles; write a profile engines load\n"
-               "(SPINWISE_PROFILE); print the settings that keep spin waits the same length in time.",
-               "spinwise-calibrate"};
+  CLI::App app{
+      "spinwise-calibrate: measure what one relax instruction (PAUSE, ISB, ...) costs on every CPU of this\n"
+      "machine, in counter ticks, nanoseconds and core cycles; write a profile engines load\n"
+      "(SPINWISE_PROFILE); print the settings that keep spin waits the same length in time.",
+      "spinwise-calibrate"};
   std::string cpus_arg = "all", backends_arg = "all", format = "table", output, cycles_arg = "auto";
   std::uint32_t trials = 0;
-  double target_ns = 0;
+  double target_ns = 0, watch_s = 0, interval_ms = 500;
+  std::string plot;
   bool quick = false, c2c = false, list_backends = false, strict = false;
   app.set_version_flag("--version", "spinwise-calibrate " + str(sw::kVersion));
   app.add_option("--cpus", cpus_arg, "CPUs to measure: all (default), or a list such as 0,2,4-7");
-  app.add_option("--backends", backends_arg,
-                 "relax kinds to measure: all (default: every kind this CPU supports), or a list such as pause,tpause");
-  app.add_option("--trials", trials, "trials per CPU and relax kind, 3..100000 (default 101; 15 with --quick)")
+  CLI::Option* backends_opt = app.add_option(
+      "--backends", backends_arg,
+      "relax kinds to measure: all (default: every kind this CPU supports; with --watch: the active kind), "
+      "or a list such as pause,tpause");
+  app.add_option("--trials", trials,
+                 "trials per CPU and relax kind, 3..100000 (default 101; 15 with --quick; with --watch: per "
+                 "sample, default 15)")
       ->check(CLI::Range(3, 100000));
-  app.add_flag("--quick", quick, "quick calibration: no warm-up, 15 short trials (well under 1 ms per CPU and kind)");
-  app.add_flag("--c2c", c2c, "also measure the core-to-core cache-line latency matrix");
-  app.add_option("--format", format, "stdout format: table (default) or json (the profile document)")
+  app.add_flag("--quick", quick,
+               "quick calibration: no warm-up, 15 short trials (well under 1 ms per CPU and kind)");
+  CLI::Option* c2c_opt =
+      app.add_flag("--c2c", c2c, "also measure the core-to-core cache-line latency matrix");
+  app.add_option(
+         "--format", format,
+         "stdout format: table (default) or json (the profile document; with --watch: the watch document)")
       ->check(CLI::IsMember({"table", "json"}));
-  app.add_option("--output,-o", output, "write the profile (JSON) to this file (atomically: temp file + rename)");
-  app.add_option("--target-ns", target_ns,
-                 "spin time per delay unit the recommendations aim at, in ns (default: 500 core cycles at the measured "
-                 "clock, i.e. 50 PAUSE x ~10 cycles, the pre-Skylake budget)")
-      ->check(CLI::Range(0.001, 1e7));
-  app.add_option("--cycles", cycles_arg,
-                 "core-cycle source: auto (perf_event, else estimate), perf (fail without a PMU), estimate (never use perf)")
-      ->check(CLI::IsMember({"auto", "perf", "estimate"}));
-  app.add_flag("--strict", strict, "exit with 3 when a measurement is noisy, bimodal or drifting");
-  app.add_flag("--list-backends", list_backends, "print the relax kinds this CPU supports, one per line, and exit");
+  app.add_option("--output,-o", output,
+                 "write the profile (JSON; with --watch: the watch document) to this file (atomically: temp "
+                 "file + rename)");
+  CLI::Option* target_opt = app.add_option("--target-ns", target_ns,
+                                           "spin time per delay unit the recommendations aim at, in ns "
+                                           "(default: 500 core cycles at the measured clock, i.e. 50 "
+                                           "PAUSE x ~10 cycles, the pre-Skylake budget)")
+                                ->check(CLI::Range(0.001, 1e7));
+  CLI::Option* cycles_opt = app.add_option("--cycles", cycles_arg,
+                                           "core-cycle source: auto (perf_event, else estimate), perf (fail "
+                                           "without a PMU), estimate (never use perf)")
+                                ->check(CLI::IsMember({"auto", "perf", "estimate"}));
+  CLI::Option* watch_opt = app.add_option(
+      "--watch", watch_s,
+      "follow each CPU's relax cost over this many seconds instead: the quick measurement, pinned to "
+      "each CPU every --interval-ms; per CPU min/median/max over time and a verdict (stable or drifting)");
+  CLI::Option* interval_opt = app.add_option(
+      "--interval-ms", interval_ms, "with --watch: time between samples in ms (default 500, at least 1)");
+  CLI::Option* plot_opt = app.add_option(
+      "--plot", plot,
+      "with --watch: draw ns per relax over time, one line per CPU, into this PNG (needs gnuplot)");
+  app.add_flag(
+      "--strict", strict,
+      "exit with 3 when a measurement is noisy, bimodal or drifting (with --watch: not stable over time)");
+  app.add_flag("--list-backends", list_backends,
+               "print the relax kinds this CPU supports, one per line, and exit");
   app.footer(
       "Exit codes: 0 measured (warnings are printed); 1 the measurement or writing the output failed;\n"
-      "            2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a measurement\n"
+      "            2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a "
+      "measurement\n"
       "            was not stable.\n"
-      "Environment: SPINWISE_NO_PERF=1 never uses perf_event; SPINWISE_RELAX picks the relax kind engines use.");
+      "Environment: SPINWISE_NO_PERF=1 never uses perf_event; SPINWISE_RELAX picks the relax kind engines "
+      "use.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -282,9 +552,25 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
 
+  const bool watching = watch_opt->count() > 0;
+  if (!watching && (interval_opt->count() > 0 || plot_opt->count() > 0)) {
+    std::fprintf(stderr, "spinwise-calibrate: %s only applies to --watch\n",
+                 interval_opt->count() > 0 ? "--interval-ms" : "--plot");
+    return kExitUsage;
+  }
+  if (watching) {
+    for (const CLI::Option* o : {c2c_opt, target_opt, cycles_opt}) {
+      if (o->count() > 0) {
+        std::fprintf(stderr, "spinwise-calibrate: %s does not apply to --watch\n", o->get_name().c_str());
+        return kExitUsage;
+      }
+    }
+  }
+
   sw::calibration_options opt;
   if (cpus_arg != "all" && !sw::parse_cpu_list(cpus_arg, opt.cpus)) {
-    std::fprintf(stderr, "spinwise-calibrate: invalid --cpus '%s': expected all, or a list such as 0,2,4-7\n", cpus_arg.c_str());
+    std::fprintf(stderr, "spinwise-calibrate: invalid --cpus '%s': expected all, or a list such as 0,2,4-7\n",
+                 cpus_arg.c_str());
     return kExitUsage;
   }
   if (cpus_arg != "all" && opt.cpus.empty()) {
@@ -296,6 +582,29 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
     return kExitUsage;
   }
+  if (watching) {
+    sw::watch_options wo;
+    wo.cpus = opt.cpus;
+    // --backends all, given, means every kind; not given, the kind engines use.
+    if (backends_opt->count() > 0) {
+      wo.kinds = opt.kinds;
+      if (wo.kinds.empty()) {
+        for (sw::relax_kind k : sw::kAllRelaxKinds) {
+          if (sw::relax_supported(k)) wo.kinds.push_back(k);
+        }
+      }
+    }
+    wo.duration_s = watch_s;
+    wo.interval_ms = interval_ms;
+    if (trials != 0) wo.trials = trials;
+    if (why = sw::check_watch_options(wo); !why.empty()) {
+      std::fprintf(stderr, "spinwise-calibrate: --watch %g --interval-ms %g: %s\n", watch_s, interval_ms,
+                   why.c_str());
+      return kExitUsage;
+    }
+    return run_watch(wo, format, output, plot, strict);
+  }
+
   opt.trials = trials;
   opt.quick = quick;
   opt.target_ns = target_ns;
@@ -334,7 +643,8 @@ int main(int argc, char** argv) {
       return kExitFailure;
     }
     std::fprintf(format == "json" ? stderr : stdout,
-                 "\nprofile written to %s (engines apply it with SPINWISE_PROFILE=%s and spinwise::load_profile_from_env())\n",
+                 "\nprofile written to %s (engines apply it with SPINWISE_PROFILE=%s and "
+                 "spinwise::load_profile_from_env())\n",
                  output.c_str(), output.c_str());
   }
   if (strict && !result.all_stable()) {

@@ -1,4 +1,6 @@
 // Core-to-core latency: the matrix made of the runs, the real measurement, the restored affinity.
+#include "spinwise/runtime/c2c.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "spinwise/runtime/affinity.hpp"
-#include "spinwise/runtime/c2c.hpp"
 
 namespace sw = spinwise;
 using spinwise::runtime::allowed_cpus;

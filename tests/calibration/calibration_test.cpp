@@ -1,5 +1,7 @@
 // Calibration: option checks, a real (quick) run over every CPU, the perf-unavailable path forced
 // on purpose, the units quick and full runs report in, and the recommendation arithmetic.
+#include "spinwise/runtime/calibration.hpp"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,7 +12,6 @@
 
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
-#include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
 #include "spinwise/runtime/relax_cost.hpp"
 

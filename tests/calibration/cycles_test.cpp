@@ -1,4 +1,6 @@
 // Core cycles: the perf_event counter (or its clear refusal) and the dependent-add-chain estimate.
+#include "spinwise/runtime/cycles.hpp"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "spinwise/arch.hpp"
-#include "spinwise/runtime/cycles.hpp"
 #include "spinwise/runtime/relax_cost.hpp"
 
 namespace sw = spinwise;
@@ -116,7 +117,8 @@ TEST(CoreClock, RealEstimateIsAFiniteClock) {
 }
 
 TEST(CoreClock, SourceNamesRoundTrip) {
-  for (sw::cycles_source s : {sw::cycles_source::automatic, sw::cycles_source::perf, sw::cycles_source::estimate}) {
+  for (sw::cycles_source s :
+       {sw::cycles_source::automatic, sw::cycles_source::perf, sw::cycles_source::estimate}) {
     sw::cycles_source back = sw::cycles_source::perf;
     ASSERT_TRUE(sw::parse_cycles_source(sw::to_string(s), back));
     EXPECT_EQ(back, s);

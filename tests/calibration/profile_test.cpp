@@ -1,5 +1,7 @@
 // Profiles: the round trip, each kind of bad profile (with nothing applied), and the
 // SPINWISE_PROFILE start-up path engines use.
+#include "spinwise/runtime/profile.hpp"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,7 +12,6 @@
 
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
-#include "spinwise/runtime/profile.hpp"
 #include "test_util.hpp"
 
 namespace sw = spinwise;
@@ -212,21 +213,33 @@ std::vector<bad_case> bad_cases(const std::string& good, const std::string& cpu_
   v.push_back({"trailing garbage", good + "}", sw::profile_errc::malformed});
   v.push_back({"deep nesting", std::string(200, '[') + std::string(200, ']'), sw::profile_errc::malformed});
   v.push_back({"not an object", "[1, 2, 3]", sw::profile_errc::wrong_version});
-  v.push_back({"other format", replace_once(good, "\"spinwise-profile\"", "\"other-profile\""), sw::profile_errc::wrong_version});
-  v.push_back({"version 2", replace_once(good, "\"version\": 1", "\"version\": 2"), sw::profile_errc::wrong_version});
-  v.push_back({"version as string", replace_once(good, "\"version\": 1", "\"version\": \"1\""), sw::profile_errc::wrong_version});
+  v.push_back({"other format", replace_once(good, "\"spinwise-profile\"", "\"other-profile\""),
+               sw::profile_errc::wrong_version});
+  v.push_back(
+      {"version 2", replace_once(good, "\"version\": 1", "\"version\": 2"), sw::profile_errc::wrong_version});
+  v.push_back({"version as string", replace_once(good, "\"version\": 1", "\"version\": \"1\""),
+               sw::profile_errc::wrong_version});
   v.push_back({"no version", replace_once(good, "\"version\": 1,", ""), sw::profile_errc::wrong_version});
-  v.push_back({"cost not a number", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": \"13\""), sw::profile_errc::invalid});
-  v.push_back({"negative cost", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": -13.0"), sw::profile_errc::invalid});
-  v.push_back({"absurd cost", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": 1e9"), sw::profile_errc::invalid});
-  v.push_back({"unknown relax kind", replace_once(good, "\"kind\": \"none\"", "\"kind\": \"warp\""), sw::profile_errc::invalid});
-  v.push_back({"cpu out of range", replace_once(good, "\"cpu\": 0,\n      \"core_kind\"", "\"cpu\": 99999,\n      \"core_kind\""),
+  v.push_back({"cost not a number", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": \"13\""),
+               sw::profile_errc::invalid});
+  v.push_back({"negative cost", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": -13.0"),
+               sw::profile_errc::invalid});
+  v.push_back({"absurd cost", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": 1e9"),
+               sw::profile_errc::invalid});
+  v.push_back({"unknown relax kind", replace_once(good, "\"kind\": \"none\"", "\"kind\": \"warp\""),
+               sw::profile_errc::invalid});
+  v.push_back({"cpu out of range",
+               replace_once(good, "\"cpu\": 0,\n      \"core_kind\"", "\"cpu\": 99999,\n      \"core_kind\""),
                sw::profile_errc::invalid});
   v.push_back({"no machine", replace_once(good, "\"machine\":", "\"mashine\":"), sw::profile_errc::invalid});
-  v.push_back({"counter rate zero", replace_once(good, "\"counter_hz\": ", "\"counter_hz\": 0, \"x\": "), sw::profile_errc::invalid});
-  v.push_back({"broken c2c at the end", replace_once(good, "\"one_way_ns\": [", "\"one_way_ns\": [[1], "), sw::profile_errc::invalid});
-  v.push_back({"other cpu model", replace_once(good, "\"cpu_model\": \"", "\"cpu_model\": \"Other "), sw::profile_errc::other_machine});
-  v.push_back({"other arch", replace_once(good, "\"arch\": \"", "\"arch\": \"sparc-"), sw::profile_errc::other_machine});
+  v.push_back({"counter rate zero", replace_once(good, "\"counter_hz\": ", "\"counter_hz\": 0, \"x\": "),
+               sw::profile_errc::invalid});
+  v.push_back({"broken c2c at the end", replace_once(good, "\"one_way_ns\": [", "\"one_way_ns\": [[1], "),
+               sw::profile_errc::invalid});
+  v.push_back({"other cpu model", replace_once(good, "\"cpu_model\": \"", "\"cpu_model\": \"Other "),
+               sw::profile_errc::other_machine});
+  v.push_back({"other arch", replace_once(good, "\"arch\": \"", "\"arch\": \"sparc-"),
+               sw::profile_errc::other_machine});
   (void)cpu_model;
   return v;
 }

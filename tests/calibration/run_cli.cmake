@@ -1,8 +1,10 @@
 # Runs spinwise-calibrate once and checks its exit code and output, for ctest.
 #   cmake -DTOOL=<path> [-DEMULATOR=a|b|c] -DARGS=a|b|c -DEXPECT_RC=n [-DEXPECT_OUT=regex]
-#         [-DENV=VAR=value] [-DCHECK_PROFILE=<file>] -P run_cli.cmake
+#         [-DENV=VAR=value] [-DCHECK_PROFILE=<file>] [-DCHECK_ABSENT=a|b] -P run_cli.cmake
 # Lists use '|' because ';' does not survive add_test. EXPECT_OUT is matched against stdout and
 # stderr together. CHECK_PROFILE: the file must exist and be a version-1 spinwise profile.
+# CHECK_ABSENT: files removed before the run that must still not exist after it (a refused run
+# writes nothing).
 string(REPLACE "|" ";" args "${ARGS}")
 string(REPLACE "|" ";" emulator "${EMULATOR}")
 set(cmd ${emulator} ${TOOL} ${args})
@@ -12,6 +14,10 @@ endif()
 if(CHECK_PROFILE)
   file(REMOVE "${CHECK_PROFILE}")
 endif()
+string(REPLACE "|" ";" absent "${CHECK_ABSENT}")
+foreach(f IN LISTS absent)
+  file(REMOVE "${f}")
+endforeach()
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 string(REPLACE ";" " " shown "${cmd}")
 if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
@@ -31,3 +37,8 @@ if(CHECK_PROFILE)
     message(FATAL_ERROR "${CHECK_PROFILE} is not a version-1 spinwise profile (${jerr}${jerr2})")
   endif()
 endif()
+foreach(f IN LISTS absent)
+  if(EXISTS "${f}")
+    message(FATAL_ERROR "'${shown}' wrote ${f}, but a refused run must write nothing")
+  endif()
+endforeach()

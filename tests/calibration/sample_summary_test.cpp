@@ -1,11 +1,11 @@
 // The verdict on repeated trials: a CPU whose trials disagree must not get a confident number.
+#include "spinwise/runtime/sample_summary.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
-
-#include "spinwise/runtime/sample_summary.hpp"
 
 namespace sw = spinwise;
 
@@ -87,8 +87,8 @@ TEST(SampleSummary, RoundsThatDisagreeAreDrifting) {
 }
 
 TEST(SampleSummary, VerdictNamesRoundTrip) {
-  for (sw::stability st : {sw::stability::stable, sw::stability::noisy, sw::stability::bimodal, sw::stability::drifting,
-                           sw::stability::insufficient}) {
+  for (sw::stability st : {sw::stability::stable, sw::stability::noisy, sw::stability::bimodal,
+                           sw::stability::drifting, sw::stability::insufficient}) {
     sw::stability back = sw::stability::insufficient;
     ASSERT_TRUE(sw::parse_stability(sw::to_string(st), back));
     EXPECT_EQ(back, st);

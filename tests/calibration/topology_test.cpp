@@ -1,6 +1,8 @@
 // Topology: hwloc synthetic machines for the mapping and the per-kind grouping (skipped where
 // spinwise was built without hwloc, as in the aarch64 cross build), fake sysfs trees for the
 // fallback (run everywhere), and the CPU-list syntax the CLI and sysfs share.
+#include "spinwise/runtime/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "spinwise/runtime/calibration.hpp"
-#include "spinwise/runtime/topology.hpp"
 #include "test_util.hpp"
 
 namespace sw = spinwise;
@@ -114,7 +115,8 @@ TEST(HwlocTopology, RegisteredKindsGroupTheCalibration) {
   if (!sw::hwloc_available()) GTEST_SKIP() << "spinwise was built without hwloc";
   sw::topology t;
   std::string error;
-  ASSERT_TRUE(sw::load_hwloc_topology(t, &error, "pack:2 numa:2 core:4 pu:2", {range(16, 31), range(0, 15)})) << error;
+  ASSERT_TRUE(sw::load_hwloc_topology(t, &error, "pack:2 numa:2 core:4 pu:2", {range(16, 31), range(0, 15)}))
+      << error;
   ASSERT_EQ(t.core_kinds.size(), 2u);
   EXPECT_EQ(t.core_kinds[0].cpus, range(16, 31));
   EXPECT_EQ(t.core_kinds[1].cpus, range(0, 15));
@@ -169,12 +171,14 @@ void fake_sysfs(const temp_dir& d, int n, int smt) {
     write_file(base + "/topology/physical_package_id", "0\n");
     write_file(base + "/topology/core_id", std::to_string(c / smt) + "\n");
     const int first = c / smt * smt;
-    write_file(base + "/topology/thread_siblings_list", std::to_string(first) + "-" + std::to_string(first + smt - 1) + "\n");
+    write_file(base + "/topology/thread_siblings_list",
+               std::to_string(first) + "-" + std::to_string(first + smt - 1) + "\n");
     write_file(base + "/cache/index0/level", "1\n");
     write_file(base + "/cache/index0/type", "Data\n");
     write_file(base + "/cache/index0/size", "48K\n");
     write_file(base + "/cache/index0/coherency_line_size", "64\n");
-    write_file(base + "/cache/index0/shared_cpu_list", std::to_string(first) + "-" + std::to_string(first + smt - 1) + "\n");
+    write_file(base + "/cache/index0/shared_cpu_list",
+               std::to_string(first) + "-" + std::to_string(first + smt - 1) + "\n");
     write_file(base + "/cache/index3/level", "3\n");
     write_file(base + "/cache/index3/type", "Unified\n");
     write_file(base + "/cache/index3/size", "260M\n");
@@ -234,7 +238,8 @@ TEST(SysfsTopology, ArmKindsFromCapacityAndMidr) {
   for (int c = 0; c < 4; ++c) {
     const std::string base = d / ("cpu/cpu" + std::to_string(c));
     write_file(base + "/cpu_capacity", c < 2 ? "1024\n" : "446\n");
-    write_file(base + "/regs/identification/midr_el1", c < 2 ? "0x00000000414fd0b0\n" : "0x00000000410fd050\n");
+    write_file(base + "/regs/identification/midr_el1",
+               c < 2 ? "0x00000000414fd0b0\n" : "0x00000000410fd050\n");
   }
   const sw::topology t = sw::sysfs_topology(d / "cpu", d / "devices", d / "node");
   ASSERT_EQ(t.core_kinds.size(), 2u);

@@ -50,23 +50,26 @@ struct relax_measurement {
   relax_kind kind = relax_kind::none;
   std::uint32_t trials = 0;
   std::uint32_t relaxes_per_trial = 0;
-  sample_summary ticks;      // counter ticks per relax
-  double ns_median = 0;      // ticks.median at the machine's counter rate
-  double cycles_median = 0;  // core cycles per relax
-  std::string cycles_method; // "perf_event" (counted) or "estimate" (ticks / ticks per core cycle)
-  double round_drift = 0;    // disagreement between the rounds of trials
+  sample_summary ticks;       // counter ticks per relax
+  double ns_median = 0;       // ticks.median at the machine's counter rate
+  double cycles_median = 0;   // core cycles per relax
+  std::string cycles_method;  // "perf_event" (counted) or "estimate" (ticks / ticks per core cycle)
+  double round_drift = 0;     // disagreement between the rounds of trials
+  // The lowest and highest round median in ns (what a drifting verdict moved between); set by
+  // calibrate(), not stored in profiles (0 in a loaded one).
+  double round_ns_min = 0, round_ns_max = 0;
 };
 
 struct cpu_calibration {
   int cpu = -1;
   int core_kind = 0;
-  double core_hz = 0;          // from the dependent add chain, median of one estimate per round
+  double core_hz = 0;  // from the dependent add chain, median of one estimate per round
   double ticks_per_cycle = 0;
-  double chain_check = 0;      // see core_clock_estimate
+  double chain_check = 0;  // see core_clock_estimate
   bool core_clock_plausible = false;
   double core_clock_change = 0;  // (max - min) / median of the per-round estimates
   std::vector<relax_measurement> relax;
-  std::string error;           // non-empty: this CPU could not be measured (and why)
+  std::string error;  // non-empty: this CPU could not be measured (and why)
 
   const relax_measurement* find(relax_kind k) const noexcept;
 };
@@ -80,9 +83,9 @@ struct kind_summary {
   double ns_min = 0, ns_max = 0;  // range of the CPUs' medians
   double ticks_median = 0;
   double cycles_median = 0;
-  std::string cycles_method;      // "perf_event", "estimate" or "mixed"
-  double cpu_spread = 0;          // (ns_max - ns_min) / ns_median
-  std::vector<int> unstable_cpus; // CPUs whose verdict is not stable
+  std::string cycles_method;       // "perf_event", "estimate" or "mixed"
+  double cpu_spread = 0;           // (ns_max - ns_min) / ns_median
+  std::vector<int> unstable_cpus;  // CPUs whose verdict is not stable
 };
 
 // ut_delay per spin round: random[0, delay) x multiplier relaxes.
@@ -98,31 +101,31 @@ struct ut_delay_figure {
 struct recommendation {
   int core_kind = 0;
   relax_kind relax = relax_kind::none;
-  double relax_ns = 0;             // the kind summary's median
-  double target_ns = 0;            // one delay unit
-  bool uncertain = false;          // a CPU of this kind was not stable
+  double relax_ns = 0;     // the kind summary's median
+  double target_ns = 0;    // one delay unit
+  bool uncertain = false;  // a CPU of this kind was not stable
   // spinwise's time policy
   double delay_unit_ns = 0;
   std::uint32_t relaxes_per_unit = 0;
   // MySQL 8.0.16+
-  unsigned innodb_pause_multiplier = 0;  // within MySQL's 1..100
-  bool multiplier_clamped = false;       // the target needs more (or fewer) than MySQL allows
-  double innodb_unit_ns = 0;             // what that multiplier gives per delay unit
-  std::vector<ut_delay_figure> ut_delay; // delay 6 and 30 at multiplier 50, then at the recommended one
+  unsigned innodb_pause_multiplier = 0;   // within MySQL's 1..100
+  bool multiplier_clamped = false;        // the target needs more (or fewer) than MySQL allows
+  double innodb_unit_ns = 0;              // what that multiplier gives per delay unit
+  std::vector<ut_delay_figure> ut_delay;  // delay 6 and 30 at multiplier 50, then at the recommended one
 };
 
 struct calibration_settings {
   bool quick = false;
   std::uint32_t trials = 0;
-  std::uint32_t rounds = 0;      // passes over all CPUs; each takes trials / rounds trials per kind
+  std::uint32_t rounds = 0;  // passes over all CPUs; each takes trials / rounds trials per kind
   double trial_ns = 0;
-  double warmup_ms = 0;          // busy time on a CPU before its first round
-  double round_warmup_ms = 0;    // and before each later round
+  double warmup_ms = 0;        // busy time on a CPU before its first round
+  double round_warmup_ms = 0;  // and before each later round
   cycles_source cycles_requested = cycles_source::automatic;
-  std::string cycles_used;   // "perf_event" or "estimate"
-  std::string perf_error;    // why perf_event was not used, when it was not
+  std::string cycles_used;  // "perf_event" or "estimate"
+  std::string perf_error;   // why perf_event was not used, when it was not
   double target_ns = 0;
-  std::string target_reason; // how target_ns was chosen
+  std::string target_reason;  // how target_ns was chosen
 };
 
 struct calibration_result {
@@ -182,10 +185,10 @@ ut_delay_figure ut_delay(unsigned spin_wait_delay, unsigned pause_multiplier, do
 // counter rate (counter_frequency() timing the TSC where CPUID does not give it): under 5 ms.
 struct quick_calibration {
   relax_kind kind = relax_kind::none;
-  int cpu = -1;            // -1: the thread migrated during every attempt
-  double ns = 0;           // per relax, median
-  double ticks = 0;        // counter ticks per relax, median
-  double cycles = 0;       // core cycles per relax (estimate)
+  int cpu = -1;       // -1: the thread migrated during every attempt
+  double ns = 0;      // per relax, median
+  double ticks = 0;   // counter ticks per relax, median
+  double cycles = 0;  // core cycles per relax (estimate)
   double core_hz = 0;
   stability status = stability::insufficient;
   double elapsed_ms = 0;
@@ -195,5 +198,125 @@ quick_calibration quick_calibrate(relax_kind kind = active_relax());
 // Quick calibration, installed for every CPU (install_relax_ns with this CPU's cost as the
 // fallback). False, and nothing installed, when the measurement is not usable.
 bool apply_quick_calibration(relax_kind kind = active_relax(), quick_calibration* out = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// The relax cost over time (spinwise-calibrate --watch).
+//
+// A profile is a snapshot, and the relax cost is not a constant: on a Skylake-class cloud VM (2
+// vCPUs, Firecracker) PAUSE pinned to one CPU and measured every half second read 6.2 to 10.5 ns,
+// and on a hybrid CPU a thread that migrates between core kinds sees ~3x. watch_relax_cost()
+// repeats the quick measurement on each CPU at a fixed interval and judges the samples over time
+// (not the trials of one burst, which summarize() judges).
+
+// One sample of one (CPU, relax kind): the median of one quick measurement.
+struct relax_time_sample {
+  double t_ms = 0;   // since the watch started
+  double ns = 0;     // per relax
+  double ticks = 0;  // counter ticks per relax
+};
+
+// Limits of the verdict over time. 10% is the same bound the trials of one measurement must meet
+// (stability_limits::noisy_spread): PAUSE on a quiet machine repeats within ~1% between runs.
+struct time_stability_limits {
+  double stable_spread = 0.10;    // (p10..p90 of the samples) / median at most this: stable
+  std::uint32_t min_samples = 5;  // fewer: insufficient
+};
+
+// Samples over time, summarized. Quantiles by order_stats.hpp's one rank rule.
+struct relax_time_summary {
+  std::uint32_t samples = 0;  // finite ones
+  double ns_min = 0, ns_p10 = 0, ns_median = 0, ns_p90 = 0, ns_max = 0;
+  double ticks_min = 0, ticks_median = 0, ticks_max = 0;
+  double spread = 0;          // (ns_max - ns_min) / ns_median: everything seen
+  double central_spread = 0;  // (ns_p90 - ns_p10) / ns_median: what the verdict judges, so one
+                              // outlier (a preempted sample) does not make a host drifting
+  stability status = stability::insufficient;  // stable, drifting or insufficient
+};
+
+// Pure: the summary and the verdict of `samples` (any order; non-finite ones dropped).
+relax_time_summary summarize_over_time(const std::vector<relax_time_sample>& samples,
+                                       const time_stability_limits& limits = {});
+
+// What a relax kind's cost over time means for profiles and for innodb_policy's settings on this
+// host, in one line: the conclusion of --watch and the explanation under a full run's drifting
+// warnings are both this text. InnoDB's figures are ut_delay() at MySQL's defaults
+// (innodb_settings: spin_wait_delay 6, pause_multiplier 50, 30 spin rounds) at ns_min and ns_max.
+struct relax_drift_observation {
+  relax_kind kind = relax_kind::none;
+  double ns_min = 0, ns_median = 0, ns_max = 0;  // per relax, as seen
+  stability status = stability::insufficient;    // stable or drifting; anything else: too few
+  std::string seen;  // how the range was seen: "over 10.0 s", "between this run's 5 rounds"
+};
+std::string relax_drift_meaning(const relax_drift_observation& o);
+
+struct watch_progress {
+  double elapsed_s = 0, duration_s = 0;
+  std::size_t samples = 0;  // ticks done
+};
+
+struct watch_options {
+  std::vector<int> cpus;          // empty: every CPU this thread may run on
+  std::vector<relax_kind> kinds;  // empty: active_relax() only
+  double duration_s = 10;         // > 0, at most kMaxWatchSeconds
+  double interval_ms = 500;       // >= 1, at most duration_s: one sample per CPU and kind each
+  std::uint32_t trials = 15;      // per sample, 3..100000: the quick calibration's 15 trials ...
+  double trial_ns = 2'000;        // ... of ~2 us
+  double warmup_ms = 1;           // busy on a CPU before each sample: a vCPU that slept for the
+                                  // interval is woken before it is timed, not while
+  time_stability_limits limits;
+  std::function<void(const watch_progress&)> progress;  // after each tick, on the calling thread
+};
+inline constexpr double kMaxWatchSeconds = 7 * 24 * 3600.0;
+inline constexpr double kMaxWatchSamples = 1e6;  // per CPU and kind: duration / interval + 1
+
+// One (CPU, relax kind) over the watch.
+struct watch_series {
+  int cpu = -1;
+  relax_kind kind = relax_kind::none;
+  std::uint32_t relaxes_per_trial = 0;  // fixed by the first sample, so every sample is alike
+  std::vector<relax_time_sample> samples;
+  relax_time_summary summary;
+  std::string error;  // non-empty: pinning to this CPU failed (and when); samples stop there
+};
+
+// The verdict per relax kind over every CPU watched (a thread may run on any of them).
+struct watch_conclusion {
+  relax_kind kind = relax_kind::none;
+  stability status = stability::insufficient;    // drifting if any CPU drifted; stable if all were
+  double ns_min = 0, ns_median = 0, ns_max = 0;  // over all samples of this kind
+  std::string meaning;                           // relax_drift_meaning()
+};
+
+struct watch_result {
+  std::string tool;     // "spinwise 0.2.0"
+  std::string created;  // ISO 8601 UTC
+  machine_info machine;
+  watch_options settings;            // as run (progress dropped), cpus and kinds filled in
+  std::vector<watch_series> series;  // by CPU, then kind
+  std::vector<watch_conclusion> conclusions;
+  double elapsed_s = 0;
+
+  // Every series has at least min_samples samples, no error, and is stable.
+  bool all_stable() const noexcept;
+};
+
+// "" when `opt` can run here, else why not: the bounds above, a CPU outside this thread's mask, a
+// relax kind this CPU cannot issue.
+std::string check_watch_options(const watch_options& opt);
+
+// Samples every (CPU, kind) each interval_ms for duration_s: tick k starts at k x interval (or
+// as soon as the previous tick ends, when it ran late), pins to each CPU in turn and measures
+// each kind; the caller's affinity mask is put back. False, with the reason, for bad options.
+bool watch_relax_cost(const watch_options& opt, watch_result& out, std::string* error);
+
+// The JSON document: {"format": kWatchFormat, "version": kWatchFormatVersion, "tool", "created",
+// "machine": {as in a profile}, "settings": {...}, "elapsed_s", "cpus": [{"cpu", "relax",
+// "relaxes_per_trial", "samples": [[t_ms, ns], ...], "summary": {"samples", "ns": {"min", "p10",
+// "median", "p90", "max"}, "ticks": {"min", "median", "max"}, "spread", "central_spread",
+// "status"}, "error"?}], "conclusions": [{"relax", "status", "ns_min", "ns_median", "ns_max",
+// "meaning"}]}.
+inline constexpr const char* kWatchFormat = "spinwise.calibrate.watch";
+inline constexpr int kWatchFormatVersion = 1;
+std::string watch_to_json(const watch_result& r, int indent = 2);
 
 }  // namespace spinwise
