@@ -169,7 +169,8 @@ TEST(RelaxCost, MeasuresOrderStatistics) {
   EXPECT_GE(c.counter_overhead_ticks, 0.0);
   EXPECT_GE(c.cpu, 0);
 #if defined(__x86_64__) && !defined(SPINWISE_FORCE_GENERIC)
-  // PAUSE is never free on x86 (>= ~10 cycles on every generation, perf.md §1.1); a backend
+  // PAUSE is never free on x86 (>= ~10 cycles on every generation: Intel's Optimization Reference
+  // Manual gives ~10 cycles before Skylake and ~140 after); a backend
   // whose PAUSE loop was compiled away would measure ~0.
   if (opt.kind == sw::relax_kind::pause) {
     EXPECT_GT(c.ticks_median, 1.0);

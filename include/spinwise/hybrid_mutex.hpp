@@ -2,9 +2,10 @@
 // hybrid_mutex: InnoDB's TTAS + event mutex. Spin a bounded number of randomized rounds, yield
 // once, then park on a futex until the holder wakes us. Lockable and TimedLockable.
 //
-// This is the lock to use when unsure: short waits are caught spinning (a spin handoff is ~150-190
-// ns on our 2-vCPU VM, a parked one ~20 us: perf.md §6), long ones and oversubscribed ones sleep
-// in the kernel like std::mutex instead of burning CPU.
+// This is the lock to use when unsure: short waits are caught spinning (a handoff to a spinning
+// waiter took 158-528 ns p50 by policy on a 2-vCPU Emerald Rapids KVM guest, std::mutex's to a
+// parked one 20.9 us: bench/results/report.md, 2026-11-30), long ones and oversubscribed ones
+// sleep in the kernel like std::mutex instead of burning CPU.
 //
 // When not to use it: for waits that are always long (std::mutex does not spin at all, and
 // wastes nothing), or where an unlock must never make a system call (use a spin lock).

@@ -4,7 +4,8 @@
 // Fair by construction: threads acquire in arrival order, so no waiter starves and per-thread op
 // counts come out even. The price is that the lock can only go to the next ticket: if that thread
 // is not running, nobody gets the lock. With more threads than CPUs this is a collapse, not a
-// slowdown (181 ns -> 13.5 us per acquire, 75x, at 4 threads on our 2 vCPUs: perf.md §6).
+// slowdown: spinwise-bench measured ticket_mutex at 0.04x-0.42x of std::mutex with 4-16 threads per
+// CPU on a 2-vCPU Emerald Rapids KVM guest (bench/results/report.md, 2026-11-30).
 //
 // How this one bounds the damage: only the thread next in line spins; a waiter with someone
 // between it and the holder yields at every poll (it cannot be served before that someone, and

@@ -233,9 +233,9 @@ TEST(Calibration, ApplyQuickInstallsForTheActiveKind) {
   sw::clear_relax_ns();
 }
 
-// The incident's arithmetic (DESIGN.md): InnoDB waits random[0, delay) x 50 PAUSEs per round.
-// At the default delay 6 that is at most 250 PAUSEs: ~14 us with Skylake's ~56 ns PAUSE, 3.3 us
-// with the reference VM's 13 ns one.
+// The incident's arithmetic (the MySQL manual, "Configuring Spin Lock Polling"): InnoDB waits random[0,
+// delay) x 50 PAUSEs per round. At the default delay 6 that is at most 250 PAUSEs: ~14 us with Skylake's ~56
+// ns PAUSE, 3.3 us with the reference VM's 13 ns one.
 TEST(Recommendations, UtDelayArithmetic) {
   const sw::ut_delay_figure sky = sw::ut_delay(6, 50, 56.0);
   EXPECT_EQ(sky.max_relaxes, 250u);

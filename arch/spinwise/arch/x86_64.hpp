@@ -3,7 +3,7 @@
 //
 // Include only through <spinwise/arch.hpp>, which decides whether this backend applies.
 //
-// Costs seen on a 2-vCPU Emerald Rapids KVM guest (2026, ../shared/research/perf.md §6):
+// Costs measured with spinwise-calibrate on a 2-vCPU Emerald Rapids KVM guest (2026):
 // PAUSE 30 TSC ticks = 13 ns = ~39 core cycles; RDTSC ~22 ticks; TSC 2.3 GHz, core ~3.0 GHz.
 // TSC ticks are not core cycles: the calibration tool reports both.
 
