@@ -41,31 +41,50 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
   std::uint32_t delay = 0, mult = 0, loops = 0, unit = 0;
   double duration = w.duration_s, warmup = -1;
 
-  app.add_option("--scenario", scenario_s, "stats-lock (the MySQL incident) or hot-page (SQL Server hot page)")
+  app.add_option("--scenario", scenario_s,
+                 "stats-lock (the MySQL incident) or hot-page (SQL Server hot page)")
       ->capture_default_str();
   app.add_option("--lock", w.lock.lock,
                  "lock under test (--list-locks); default hybrid_mutex (stats-lock), sx_lock (hot-page)");
   auto* o_policy = app.add_option("--policy", policy_s, "wait policy: innodb, time, exp_backoff, no_backoff");
-  auto* o_delay = app.add_option("--spin-wait-delay", delay, "innodb/time: delay per round is [0, this) units (6)");
+  auto* o_delay =
+      app.add_option("--spin-wait-delay", delay, "innodb/time: delay per round is [0, this) units (6)");
   auto* o_mult = app.add_option("--pause-multiplier", mult, "innodb: relaxes per delay unit (50)");
   auto* o_loops = app.add_option("--spin-loops", loops, "spin rounds before yield and park (innodb/time 30)");
-  auto* o_unit = app.add_option("--delay-unit-ns", unit, "time policy: one delay unit in ns (200); implies --policy time");
+  auto* o_unit = app.add_option("--delay-unit-ns", unit,
+                                "time policy: one delay unit in ns (200); implies --policy time");
   auto* o_relax = app.add_option("--relax-ns", w.relax_ns, "emulate a relax instruction of this many ns");
-  auto* o_cpu = app.add_option("--cpu-model", cpu_s,
-                               "emulate this CPU's relax: broadwell (10 cycles at 3 GHz), skylake (140), native");
+  auto* o_cpu =
+      app.add_option("--cpu-model", cpu_s,
+                     "emulate this CPU's relax: broadwell (10 cycles at 3 GHz), skylake (140), native");
   o_relax->excludes(o_cpu);
-  app.add_option("--threads", w.threads, "worker threads (default 12.5 per CPU, the incident's 100 on 8 cores)");
-  app.add_option("--fanout", w.fanout, "sub-queries per request (stats-lock 256, as in the incident; hot-page 1)");
-  app.add_option("--clients", w.clients, "closed-loop clients (stats-lock 1: one burst at a time; hot-page 100 users)");
+  app.add_option(
+         "--relax-drift", w.relax_drift,
+         "the emulated relax's cost wanders in [1, this] x nominal, a new level every 2-5 ms from --seed; "
+         "the time policies still convert at the nominal length (1 = off)")
+      ->capture_default_str();
+  app.add_option("--threads", w.threads,
+                 "worker threads (default 12.5 per CPU, the incident's 100 on 8 cores)");
+  app.add_option("--fanout", w.fanout,
+                 "sub-queries per request (stats-lock 256, as in the incident; hot-page 1)");
+  app.add_option("--clients", w.clients,
+                 "closed-loop clients (stats-lock 1: one burst at a time; hot-page 100 users)");
   app.add_option("--duration", duration, "seconds per run, warm-up included")->capture_default_str();
   app.add_option("--warmup", warmup, "seconds not measured at the start (default min(1, duration/5))");
-  app.add_option("--seed", w.seed, "seed of the workload's and the spin jitter's generators")->capture_default_str();
-  app.add_option("--work-before-ns", w.work_before_ns, "CPU work before taking the latch")->capture_default_str();
-  app.add_option("--cs-ns", w.cs_ns, "critical section: CPU work while holding the latch")->capture_default_str();
-  app.add_option("--work-after-ns", w.work_after_ns, "CPU work after releasing the latch")->capture_default_str();
-  app.add_option("--inserts", w.inserts, "hot-page: inserts per transaction (last page, X)")->capture_default_str();
-  app.add_option("--updates", w.updates, "hot-page: updates per transaction (random page, X)")->capture_default_str();
-  app.add_option("--selects", w.selects, "hot-page: selects per transaction (random page, S)")->capture_default_str();
+  app.add_option("--seed", w.seed, "seed of the workload's and the spin jitter's generators")
+      ->capture_default_str();
+  app.add_option("--work-before-ns", w.work_before_ns, "CPU work before taking the latch")
+      ->capture_default_str();
+  app.add_option("--cs-ns", w.cs_ns, "critical section: CPU work while holding the latch")
+      ->capture_default_str();
+  app.add_option("--work-after-ns", w.work_after_ns, "CPU work after releasing the latch")
+      ->capture_default_str();
+  app.add_option("--inserts", w.inserts, "hot-page: inserts per transaction (last page, X)")
+      ->capture_default_str();
+  app.add_option("--updates", w.updates, "hot-page: updates per transaction (random page, X)")
+      ->capture_default_str();
+  app.add_option("--selects", w.selects, "hot-page: selects per transaction (random page, S)")
+      ->capture_default_str();
   app.add_option("--rows-per-page", w.rows_per_page, "hot-page: inserts before the last page moves on")
       ->capture_default_str();
   app.add_option("--pages", w.pages, "hot-page: pages (each with its own latch)")->capture_default_str();
@@ -73,14 +92,20 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
   app.add_option("--json", o.json_path, "write the run(s) as JSON to this file (- for stdout)");
   app.add_option("--csv", o.csv_path, "write the run(s) as CSV to this file (- for stdout)");
   app.add_option("--png", o.png_path, "sweep: write the plot here (needs gnuplot)");
-  app.add_option("--out-dir", o.out_dir, "sweep: directory for sweep-<scenario>.{csv,json,png} not named otherwise");
-  auto* o_sweep = app.add_flag("--sweep", o.sweep,
-                               "spin_wait_delay x emulated CPU with the innodb policy, plus the time policy per CPU");
+  app.add_option("--out-dir", o.out_dir,
+                 "sweep: directory for sweep-<scenario>.{csv,json,png} not named otherwise");
+  auto* o_sweep =
+      app.add_flag("--sweep", o.sweep,
+                   "spin_wait_delay x emulated CPU with the innodb policy, plus the time policy per CPU");
   std::string delays_s;
-  auto* o_sd = app.add_option("--sweep-delays", delays_s, "sweep: spin_wait_delay values (0,1,2,4,6,10,20,30,50)");
-  auto* o_sc = app.add_option("--sweep-cpus", sweep_cpus_s, "sweep: emulated CPUs (broadwell,skylake,native)");
-  auto* o_su = app.add_option("--sweep-unit-ns", o.sweep_opts.unit_ns, "sweep: the time policy's delay_unit_ns (200)");
-  auto* o_sr = app.add_option("--repeat", o.sweep_opts.repeat, "sweep: runs per point (the plot uses the median)");
+  auto* o_sd =
+      app.add_option("--sweep-delays", delays_s, "sweep: spin_wait_delay values (0,1,2,4,6,10,20,30,50)");
+  auto* o_sc =
+      app.add_option("--sweep-cpus", sweep_cpus_s, "sweep: emulated CPUs (broadwell,skylake,native)");
+  auto* o_su =
+      app.add_option("--sweep-unit-ns", o.sweep_opts.unit_ns, "sweep: the time policy's delay_unit_ns (200)");
+  auto* o_sr =
+      app.add_option("--repeat", o.sweep_opts.repeat, "sweep: runs per point (the plot uses the median)");
   for (auto* opt : {o_sd, o_sc, o_su, o_sr}) opt->needs(o_sweep);
   app.add_flag("--quiet", o.quiet, "print no per-run summary");
   app.add_flag("--list-locks", o.list_locks, "list the locks and their policies, then exit");
@@ -94,7 +119,8 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
       out.message = help.str();
     } else {
       out.exit_code = 2;
-      out.message = std::string("spinwise-stress: error: ") + e.what() + "\n(spinwise-stress --help lists the flags)\n";
+      out.message =
+          std::string("spinwise-stress: error: ") + e.what() + "\n(spinwise-stress --help lists the flags)\n";
     }
     return out;
   }
@@ -110,7 +136,8 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
     if (!policy_s.empty()) {
       policy_kind p{};
       if (!parse_policy(policy_s, p)) {
-        throw std::invalid_argument("--policy must be innodb, time, exp_backoff or no_backoff, not '" + policy_s + "'");
+        throw std::invalid_argument("--policy must be innodb, time, exp_backoff or no_backoff, not '" +
+                                    policy_s + "'");
       }
       w.lock.policy = p;
     }
@@ -131,15 +158,18 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
     if (o_relax->count() > 0) w.cpu = cpu_model::custom;
     w.duration_s = duration;
     w.warmup_s = warmup;
-    if (w.threads == 0 && app.count("--threads") > 0) throw std::invalid_argument("--threads must be at least 1");
-    if (w.clients == 0 && app.count("--clients") > 0) throw std::invalid_argument("--clients must be at least 1");
-    if (w.fanout == 0 && app.count("--fanout") > 0) throw std::invalid_argument("--fanout must be at least 1");
+    if (w.threads == 0 && app.count("--threads") > 0)
+      throw std::invalid_argument("--threads must be at least 1");
+    if (w.clients == 0 && app.count("--clients") > 0)
+      throw std::invalid_argument("--clients must be at least 1");
+    if (w.fanout == 0 && app.count("--fanout") > 0)
+      throw std::invalid_argument("--fanout must be at least 1");
 
     if (o.sweep) {
       for (auto* opt : {o_delay, o_cpu, o_relax, o_policy, o_unit}) {
         if (opt->count() > 0) {
-          throw std::invalid_argument(opt->get_name() +
-                                      " is set by --sweep (use --sweep-delays, --sweep-cpus, --sweep-unit-ns)");
+          throw std::invalid_argument(
+              opt->get_name() + " is set by --sweep (use --sweep-delays, --sweep-cpus, --sweep-unit-ns)");
         }
       }
       if (o_sd->count() > 0) {
@@ -154,7 +184,8 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
             used = 0;
           }
           if (used == 0 || used != item.size() || v > 1000) {
-            throw std::invalid_argument("--sweep-delays takes comma-separated integers in 0..1000, not '" + item + "'");
+            throw std::invalid_argument("--sweep-delays takes comma-separated integers in 0..1000, not '" +
+                                        item + "'");
           }
           o.sweep_opts.delays.push_back(static_cast<std::uint32_t>(v));
         }
@@ -175,13 +206,14 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
       if (o.sweep_opts.unit_ns < 1 || o.sweep_opts.unit_ns > 10000) {
         throw std::invalid_argument("--sweep-unit-ns must be in 1..10000");
       }
-      if (o.sweep_opts.repeat < 1 || o.sweep_opts.repeat > 100) throw std::invalid_argument("--repeat must be in 1..100");
+      if (o.sweep_opts.repeat < 1 || o.sweep_opts.repeat > 100)
+        throw std::invalid_argument("--repeat must be in 1..100");
       workload_config probe = w;
       if (probe.lock.lock.empty()) probe.lock.lock = std::string(default_lock(w.sc));
       const lock_info* li = find_lock(probe.lock.lock);
       if (li != nullptr && !li->spinwise) {
-        throw std::invalid_argument("--sweep needs a spinwise lock (one with the innodb and time policies), not " +
-                                    probe.lock.lock);
+        throw std::invalid_argument(
+            "--sweep needs a spinwise lock (one with the innodb and time policies), not " + probe.lock.lock);
       }
       probe.lock.policy = policy_kind::innodb;
       probe = resolve(probe);

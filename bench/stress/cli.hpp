@@ -14,8 +14,8 @@ namespace spinwise::stress {
 struct sweep_options {
   std::vector<std::uint32_t> delays = {0, 1, 2, 4, 6, 10, 20, 30, 50};
   std::vector<cpu_model> cpus = {cpu_model::broadwell, cpu_model::skylake, cpu_model::native};
-  std::uint32_t unit_ns = 200;       // the time policy's delay_unit_ns (its documented default)
-  std::uint32_t time_delay = 6;      // the time policy's spin_wait_delay (MySQL's default)
+  std::uint32_t unit_ns = 200;   // the time policy's delay_unit_ns (its documented default)
+  std::uint32_t time_delay = 6;  // the time policy's spin_wait_delay (MySQL's default)
   unsigned repeat = 1;
 };
 
@@ -24,14 +24,14 @@ struct cli_options {
   bool sweep = false;
   sweep_options sweep_opts;
   std::string json_path, csv_path, png_path;  // "-" = standard output (json, csv)
-  std::string out_dir;                         // sweep: where unnamed outputs go
+  std::string out_dir;                        // sweep: where unnamed outputs go
   bool quiet = false;
   bool list_locks = false;
 };
 
 struct parse_outcome {
-  bool run = false;   // false: exit with exit_code after printing message
-  int exit_code = 0;  // 0 for --help / --version / --list-locks, 2 for a bad command line
+  bool run = false;     // false: exit with exit_code after printing message
+  int exit_code = 0;    // 0 for --help / --version / --list-locks, 2 for a bad command line
   std::string message;  // help or version text (stdout) or "spinwise-stress: error: ..." (stderr)
   cli_options options;
 };

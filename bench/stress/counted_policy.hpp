@@ -14,33 +14,61 @@
 // Counting per round, not per relax call, keeps the counts right whatever a policy does inside a
 // round (a clock-bounded delay issues its relaxes in chunks between counter reads).
 //
+// While the thread measures (t_delay_sink set), each round that delayed also goes into the
+// thread's delay_sample (delay_sample.hpp): its achieved length, for every policy. The time
+// policies run their rules' timed copies (timed_rules.hpp), which add each delay against the ns
+// it asked for.
+//
 // Cost: two counter reads per round (about 20 ns on our VM), inside the round the statistics
 // time: noise against an InnoDB round (50 relaxes per unit), but it triples a no_backoff round
-// (one relax), so read no_backoff's spin figures as an upper bound.
+// (one relax), so read no_backoff's spin figures as an upper bound. While measuring, a histogram
+// update per round (a few ns), and for the time policies two more counter reads around each
+// delay, outside the delay they time but inside the round.
 
 #include <cstdint>
+#include <type_traits>
 
+#include "delay_sample.hpp"
 #include "lock_catalog.hpp"
 #include "spin_tally.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/spin_time.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
+#include "timed_rules.hpp"
 
 namespace spinwise::stress {
 
+// A Relax that wants to know where rounds begin and end (emulated_relaxer: the drift level is
+// looked up once per round, at the wrapper's own counter reading); nothing for any other Relax.
+template <class Relax, class = void>
+struct round_hooks {
+  static void begin(std::uint64_t) noexcept {}
+  static void end() noexcept {}
+};
+template <class Relax>
+struct round_hooks<Relax,
+                   std::void_t<decltype(Relax::begin_round(std::uint64_t{})), decltype(Relax::end_round())>> {
+  static void begin(std::uint64_t now) noexcept { Relax::begin_round(now); }
+  static void end() noexcept { Relax::end_round(); }
+};
+
 template <class Inner>
 struct counted : Inner {
-  class waiter : public Inner::waiter {
+  class waiter : public timed_waiter<Inner>::type {
+    using base = typename timed_waiter<Inner>::type;
+
    public:
     waiter() noexcept { ++this_thread_tally().episodes; }
 
     void snooze() noexcept {
-      const std::uint64_t n0 = Inner::waiter::relaxes();
+      const std::uint64_t n0 = base::relaxes();
       const std::uint64_t t0 = read_counter();
-      Inner::waiter::snooze();
+      round_hooks<typename Inner::relax>::begin(t0);
+      base::snooze();
+      round_hooks<typename Inner::relax>::end();
       const std::uint64_t took = read_counter() - t0;
-      const std::uint64_t n = Inner::waiter::relaxes() - n0;
+      const std::uint64_t n = base::relaxes() - n0;
       spin_tally& t = this_thread_tally();
       if (n == 0) {
         ++t.zero_rounds;
@@ -51,10 +79,11 @@ struct counted : Inner {
       const double hz = static_cast<double>(counter_frequency());
       const double ticks_per_relax = hz * 1e-9 / detail::relaxes_per_ns<typename Inner::relax>();
       if (meter::clip_preempted(took, n, ticks_per_relax, hz) != took) ++t.preempted_rounds;
+      if (delay_sample* s = t_delay_sink) s->record_round(took, n, ticks_per_relax);
     }
 
     bool is_completed() const noexcept {
-      const bool done = Inner::waiter::is_completed();
+      const bool done = base::is_completed();
       if (done && !reported_) {
         reported_ = true;
         ++this_thread_tally().budgets_spent;

@@ -19,12 +19,22 @@
 // incident's 28% in ut_delay was found with perf top; we have no perf counters on the dev
 // machines).
 //
-// Configure only while no thread relaxes (between runs): the plan is read without ordering.
+// --relax-drift makes the emulated relax's cost wander over the run (relax_drift.hpp). The level
+// is looked up at a counter reading: once per spin round, at the reading the stress policy
+// wrapper takes anyway (begin_round), and held for the round's relax_n() calls, so a clock-bounded
+// delay's short chunks cost no extra counter read; a relax_n() outside a round reads the counter
+// itself and pays for that read out of its own emulated time. A level change lands at the next
+// round (rounds last ~0.1 to ~40 us; levels 2 to 5 ms). relax_ns() keeps the nominal length, as a
+// calibration table would.
+//
+// Configure, start and stop the drift only while no thread relaxes (between runs): the plan is
+// read without ordering.
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "relax_drift.hpp"
 #include "spinwise/arch.hpp"
 
 namespace spinwise::stress {
@@ -46,14 +56,15 @@ struct relax_calibration {
   double native_relax_ns = 0;          // one relax of that kind, median of 31 trials
   double loop_iter_ns = 0;             // one iteration of the dependent loop, median
   double counter_hz = 0;               // read_counter() ticks per second
+  double counter_read_ns = 0;          // one read_counter(): a drifted relax_n() outside a round pays it
 };
 const relax_calibration& calibration();
 
 // How relax_n(n) spends its time.
 struct relax_plan {
   cpu_model model = cpu_model::native;
-  double target_ns = 0;              // one emulated relax
-  std::uint32_t native_per_relax = 0;  // this CPU's relaxes per emulated relax (0 when shorter)
+  double target_ns = 0;                  // one emulated relax
+  std::uint32_t native_per_relax = 0;    // this CPU's relaxes per emulated relax (0 when shorter)
   std::uint64_t loop_per_relax_q10 = 0;  // dependent-loop iterations per emulated relax, x1024
   double expected_ticks_per_relax = 0;
 };
@@ -74,7 +85,20 @@ class emulated_relaxer {
   static void configure(const relax_plan& plan) noexcept;
   static relax_plan plan() noexcept;
   // Measures what the plan achieves: ns per emulated relax over `n` relaxes (not accounted).
+  // Call it without drift: it reports the nominal length.
   static double measure_achieved_ns(std::uint32_t n = 20000);
+
+  // From counter reading `start_ticks` (the run's start) on, a relax costs the pattern's level
+  // at that moment x the plan's length. A pattern of factor 1 is no drift. Starting again
+  // restarts every thread's place in the pattern.
+  static void start_drift(const drift_pattern& p, std::uint64_t start_ticks) noexcept;
+  static void stop_drift() noexcept;
+  // The level relax_n() on the calling thread uses at counter reading `now` (1 without drift).
+  static double drift_level(std::uint64_t now) noexcept;
+  // A spin round begins on the calling thread at counter reading `now`: its relax_n() calls use
+  // the level at `now` until end_round(). No-ops without drift.
+  static void begin_round(std::uint64_t now) noexcept;
+  static void end_round() noexcept;
 };
 
 // Spends about `ns` nanoseconds on the dependent loop: the workload's own CPU work.

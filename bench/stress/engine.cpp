@@ -6,6 +6,9 @@
 // time; the worker that finishes the last one hands the request back, and the client issues the
 // next. At the end workers stop claiming, so a run ends on time whatever the lock does, and a
 // request cut off that way is not counted.
+//
+// --relax-drift starts the emulated relax's pattern at the run's start, before any thread, and
+// stops it after the last join (drift_scope).
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +25,7 @@
 #include "running_monitor.hpp"
 #include "scenario.hpp"
 #include "spinwise/detail/jitter.hpp"
+#include "spinwise/runtime/counter_timing.hpp"
 #include "workload.hpp"
 
 namespace spinwise::stress {
@@ -43,9 +47,9 @@ struct alignas(kCacheLinePad) request_slot {
 
   std::mutex mu;
   std::condition_variable cv;
-  bool complete = false;            // guarded by mu
-  bool counted = false;             // guarded by mu: completed inside the window
-  std::uint64_t complete_ticks = 0; // guarded by mu
+  bool complete = false;             // guarded by mu
+  bool counted = false;              // guarded by mu: completed inside the window
+  std::uint64_t complete_ticks = 0;  // guarded by mu
 
   // the client's own
   std::uint64_t issued = 0, completed = 0;
@@ -55,6 +59,22 @@ struct alignas(kCacheLinePad) request_slot {
 // The window's two edges.
 struct window_edges {
   instant a, b;
+};
+
+// The drifting relax for the life of a run (a run cut short by an exception stops it too).
+class drift_scope {
+ public:
+  drift_scope(const workload_config& c, std::uint64_t start_ticks) : on_(c.relax_drift > 1.0) {
+    if (on_) emulated_relaxer::start_drift({c.relax_drift, drift_seed(c.seed)}, start_ticks);
+  }
+  ~drift_scope() {
+    if (on_) emulated_relaxer::stop_drift();
+  }
+  drift_scope(const drift_scope&) = delete;
+  drift_scope& operator=(const drift_scope&) = delete;
+
+ private:
+  bool on_;
 };
 
 class engine {
@@ -90,6 +110,7 @@ class engine {
   window_edges measure_window(clock_type::time_point t_start);
   void shut_down();  // stop claiming, wake every waiting worker and client
   void stop_threads();
+  void prepare_delay_samples();
   void add_worker_figures(run_result& res) const;
   void add_client_figures(run_result& res) const;
   spin_tally measured_spin() const;
@@ -116,9 +137,11 @@ void engine::run_subquery(unsigned id, rng& r) {
   worker_stats& w = workers_[id];
   const bool measuring = measuring_.load(std::memory_order_relaxed);
   const spin_tally before = this_thread_tally();
+  t_delay_sink = measuring ? &w.delays : nullptr;
   const std::uint64_t t0 = read_counter();
   scenario_->subquery(w, r, measuring);
   const std::uint64_t t1 = read_counter();
+  t_delay_sink = nullptr;
   ++w.executed_all;
   if (measuring) {
     ++w.subqueries;
@@ -235,6 +258,16 @@ run_result engine::prepare_emulation_and_knobs() const {
   return res;
 }
 
+// What every worker's delay sample needs to time a delay, before the workers start.
+void engine::prepare_delay_samples() {
+  const double hz = static_cast<double>(counter_frequency());
+  const double overhead = runtime::counter_read_overhead();
+  for (worker_stats& w : workers_) {
+    w.delays.hz = hz;
+    w.delays.read_overhead_ticks = overhead;
+  }
+}
+
 void engine::start_threads() {
   threads_.reserve(cfg_.threads + cfg_.clients);
   try {
@@ -306,6 +339,9 @@ void engine::add_worker_figures(run_result& res) const {
   res.lock_wait = summarize_ticks(wait);
   res.latch_waits_per_s = static_cast<double>(res.latch_waits) / res.window_s;
   res.lock_busy_share = ticks_to_ns(static_cast<double>(hold_ticks)) / (res.window_s * 1e9);
+  delay_sample delays;
+  for (const worker_stats& w : workers_) delays.merge(w.delays);
+  add_delay_figures(res, delays);
 }
 
 // Requests and their response times, summed over the clients.
@@ -336,7 +372,9 @@ void engine::add_accounting(run_result& res) const {
 
 run_result engine::run() {
   run_result res = prepare_emulation_and_knobs();
+  prepare_delay_samples();
   const clock_type::time_point t_start = clock_type::now();
+  const drift_scope drift(cfg_, read_counter());
   start_threads();
   running_monitor monitor(cfg_.sample_ms, measuring_);
   const window_edges w = measure_window(t_start);
@@ -344,6 +382,11 @@ run_result engine::run() {
   stop_threads();
   res.total_s = seconds(clock_type::now() - t_start);
   res.window_s = seconds(w.b.wall - w.a.wall);
+  if (cfg_.relax_drift > 1.0) {
+    const drift_pattern p{cfg_.relax_drift, drift_seed(cfg_.seed)};
+    res.drift_mean_level =
+        drift_mean_level(p, seconds(w.a.wall - t_start) * 1e9, seconds(w.b.wall - t_start) * 1e9);
+  }
 
   add_worker_figures(res);
   add_client_figures(res);

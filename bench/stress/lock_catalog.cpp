@@ -106,11 +106,16 @@ using stress_stats = class_stats<stress_latch_class>;
 template <template <class> class MakeLock, bool Shared>
 std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
   switch (p) {
-    case policy_kind::innodb: return make_array<MakeLock<counted<innodb_p>>, Shared>(n);
-    case policy_kind::time: return make_array<MakeLock<counted<time_p>>, Shared>(n);
-    case policy_kind::exp_backoff: return make_array<MakeLock<counted<exp_p>>, Shared>(n);
-    case policy_kind::no_backoff: return make_array<MakeLock<counted<none_p>>, Shared>(n);
-    case policy_kind::none: break;
+    case policy_kind::innodb:
+      return make_array<MakeLock<counted<innodb_p>>, Shared>(n);
+    case policy_kind::time:
+      return make_array<MakeLock<counted<time_p>>, Shared>(n);
+    case policy_kind::exp_backoff:
+      return make_array<MakeLock<counted<exp_p>>, Shared>(n);
+    case policy_kind::no_backoff:
+      return make_array<MakeLock<counted<none_p>>, Shared>(n);
+    case policy_kind::none:
+      break;
   }
   throw std::invalid_argument("internal: a spinwise lock without a policy");
 }
@@ -118,14 +123,22 @@ std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
 // Every spinwise lock records into stress_latch (exact parks). Spelled out per lock: a template
 // template parameter with a defaulted second parameter does not match `template <class> class`
 // on Clang 14.
-template <class P> using hybrid_mutex_s = hybrid_mutex_t<P, stress_stats>;
-template <class P> using ttas_mutex_s = ttas_mutex_t<P, stress_stats>;
-template <class P> using tas_mutex_s = tas_mutex_t<P, stress_stats>;
-template <class P> using ticket_mutex_s = ticket_mutex_t<P, stress_stats>;
-template <class P> using mcs_mutex_s = mcs_mutex_t<P, stress_stats>;
-template <class P> using spin_shared_mutex_s = spin_shared_mutex_t<P, stress_stats>;
-template <class P> using hybrid_shared_mutex_s = hybrid_shared_mutex_t<P, stress_stats>;
-template <class P> using sx_lock_s = sx_lock_t<P, stress_stats>;
+template <class P>
+using hybrid_mutex_s = hybrid_mutex_t<P, stress_stats>;
+template <class P>
+using ttas_mutex_s = ttas_mutex_t<P, stress_stats>;
+template <class P>
+using tas_mutex_s = tas_mutex_t<P, stress_stats>;
+template <class P>
+using ticket_mutex_s = ticket_mutex_t<P, stress_stats>;
+template <class P>
+using mcs_mutex_s = mcs_mutex_t<P, stress_stats>;
+template <class P>
+using spin_shared_mutex_s = spin_shared_mutex_t<P, stress_stats>;
+template <class P>
+using hybrid_shared_mutex_s = hybrid_shared_mutex_t<P, stress_stats>;
+template <class P>
+using sx_lock_s = sx_lock_t<P, stress_stats>;
 
 using factory = std::unique_ptr<latch_set> (*)(policy_kind, std::size_t);
 
@@ -136,10 +149,10 @@ struct entry {
 
 // innodb first (the incident's policy) except for the FIFO locks: a ticket or MCS waiter cannot
 // overtake, so a randomized delay only postpones every turn behind it (no_backoff_policy.hpp).
-const std::vector<policy_kind> kInnodbFirst = {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff,
-                                               policy_kind::no_backoff};
-const std::vector<policy_kind> kNoBackoffFirst = {policy_kind::no_backoff, policy_kind::innodb, policy_kind::time,
-                                                  policy_kind::exp_backoff};
+const std::vector<policy_kind> kInnodbFirst = {policy_kind::innodb, policy_kind::time,
+                                               policy_kind::exp_backoff, policy_kind::no_backoff};
+const std::vector<policy_kind> kNoBackoffFirst = {policy_kind::no_backoff, policy_kind::innodb,
+                                                  policy_kind::time, policy_kind::exp_backoff};
 
 const std::vector<entry>& entries() {
   static const std::vector<entry> e = {
@@ -148,8 +161,10 @@ const std::vector<entry>& entries() {
       {{"tas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<tas_mutex_s, false>},
       {{"ticket_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<ticket_mutex_s, false>},
       {{"mcs_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<mcs_mutex_s, false>},
-      {{"spin_shared_mutex", true, true, false, true, kInnodbFirst}, &make_spinwise<spin_shared_mutex_s, true>},
-      {{"hybrid_shared_mutex", true, true, true, true, kInnodbFirst}, &make_spinwise<hybrid_shared_mutex_s, true>},
+      {{"spin_shared_mutex", true, true, false, true, kInnodbFirst},
+       &make_spinwise<spin_shared_mutex_s, true>},
+      {{"hybrid_shared_mutex", true, true, true, true, kInnodbFirst},
+       &make_spinwise<hybrid_shared_mutex_s, true>},
       {{"sx_lock", true, true, true, true, kInnodbFirst}, &make_spinwise<sx_lock_s, true>},
       {{"std::mutex", false, false, true, false, {policy_kind::none}},
        [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }},
@@ -192,8 +207,9 @@ policy_kind resolve_policy(const lock_choice& c) {
   }
   const auto reject = [&](const std::optional<std::uint32_t>& v, const char* flag, const char* which) {
     if (v) {
-      throw std::invalid_argument(std::string(flag) + " applies to " + which + ", not to " + c.lock +
-                                  (p == policy_kind::none ? "" : " with the " + std::string(to_string(p)) + " policy"));
+      throw std::invalid_argument(
+          std::string(flag) + " applies to " + which + ", not to " + c.lock +
+          (p == policy_kind::none ? "" : " with the " + std::string(to_string(p)) + " policy"));
     }
   };
   const bool innodb = p == policy_kind::innodb, time = p == policy_kind::time;
@@ -233,9 +249,14 @@ void apply_knobs(const lock_choice& c) {
         s.delay_unit_ns = c.delay_unit_ns.value_or(s.delay_unit_ns);
       });
       break;
-    case policy_kind::exp_backoff: set_knobs<exp_p, exp_backoff_settings>(c, [](exp_backoff_settings&) {}); break;
-    case policy_kind::no_backoff: set_knobs<none_p, no_backoff_settings>(c, [](no_backoff_settings&) {}); break;
-    case policy_kind::none: break;
+    case policy_kind::exp_backoff:
+      set_knobs<exp_p, exp_backoff_settings>(c, [](exp_backoff_settings&) {});
+      break;
+    case policy_kind::no_backoff:
+      set_knobs<none_p, no_backoff_settings>(c, [](no_backoff_settings&) {});
+      break;
+    case policy_kind::none:
+      break;
   }
 }
 
@@ -243,19 +264,25 @@ std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p
   switch (p) {
     case policy_kind::innodb: {
       const innodb_settings s = innodb_p::current();
-      return {{"spin_wait_delay", s.spin_wait_delay}, {"pause_multiplier", s.pause_multiplier},
+      return {{"spin_wait_delay", s.spin_wait_delay},
+              {"pause_multiplier", s.pause_multiplier},
               {"spin_loops", s.spin_loops}};
     }
     case policy_kind::time: {
       const time_settings s = time_p::current();
-      return {{"spin_wait_delay", s.spin_wait_delay}, {"delay_unit_ns", s.delay_unit_ns}, {"spin_loops", s.spin_loops}};
+      return {{"spin_wait_delay", s.spin_wait_delay},
+              {"delay_unit_ns", s.delay_unit_ns},
+              {"spin_loops", s.spin_loops}};
     }
     case policy_kind::exp_backoff: {
       const exp_backoff_settings s = exp_p::current();
-      return {{"min_delay_ns", s.min_delay_ns}, {"max_delay_ns", s.max_delay_ns}, {"spin_loops", s.spin_loops}};
+      return {
+          {"min_delay_ns", s.min_delay_ns}, {"max_delay_ns", s.max_delay_ns}, {"spin_loops", s.spin_loops}};
     }
-    case policy_kind::no_backoff: return {{"spin_loops", no_backoff_settings{none_p::current()}.spin_loops}};
-    case policy_kind::none: break;
+    case policy_kind::no_backoff:
+      return {{"spin_loops", no_backoff_settings{none_p::current()}.spin_loops}};
+    case policy_kind::none:
+      break;
   }
   return {};
 }

@@ -39,10 +39,10 @@ bool parse_policy(std::string_view s, policy_kind& out) noexcept;
 
 struct lock_info {
   std::string name;
-  bool spinwise = false;  // has a wait policy (and class statistics)
-  bool shared = false;    // has lock_shared (readers take it shared)
-  bool parks = false;     // sleeps in the kernel once its spin budget is spent (else yields)
-  bool lock_stats = false;  // takes a statistics policy: records into kStressLatchClass
+  bool spinwise = false;              // has a wait policy (and class statistics)
+  bool shared = false;                // has lock_shared (readers take it shared)
+  bool parks = false;                 // sleeps in the kernel once its spin budget is spent (else yields)
+  bool lock_stats = false;            // takes a statistics policy: records into kStressLatchClass
   std::vector<policy_kind> policies;  // the first one is the lock's default
 };
 const std::vector<lock_info>& lock_catalog();
@@ -50,7 +50,7 @@ const lock_info* find_lock(std::string_view name);
 
 // The lock under test and its knobs; unset knobs keep the policy's documented defaults.
 struct lock_choice {
-  std::string lock;  // empty: the scenario's default (workload_config.hpp default_lock)
+  std::string lock;                   // empty: the scenario's default (workload_config.hpp default_lock)
   std::optional<policy_kind> policy;  // unset: the lock's default policy
   std::optional<std::uint32_t> spin_wait_delay, pause_multiplier, spin_loops, delay_unit_ns;
 };

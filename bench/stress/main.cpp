@@ -62,9 +62,9 @@ output_paths outputs_of(const cli_options& o) {
 // The sweep's runs; its grid goes into the JSON document beside them.
 std::vector<run_result> sweep(const cli_options& o, std::ostream& human, nlohmann::json& extra) {
   const std::vector<sweep_point> pts = sweep_points(o.sweep_opts);
-  human << "sweep: " << pts.size() << " points x " << o.sweep_opts.repeat << " runs x " << o.workload.duration_s
-        << " s = about " << static_cast<long>(pts.size() * o.sweep_opts.repeat * o.workload.duration_s + 0.5)
-        << " s\n";
+  human << "sweep: " << pts.size() << " points x " << o.sweep_opts.repeat << " runs x "
+        << o.workload.duration_s << " s = about "
+        << static_cast<long>(pts.size() * o.sweep_opts.repeat * o.workload.duration_s + 0.5) << " s\n";
   std::vector<run_result> runs = run_sweep(o.workload, o.sweep_opts, human);
   extra["sweep"] = {{"delays", o.sweep_opts.delays},
                     {"time_policy_delay", o.sweep_opts.time_delay},
@@ -73,11 +73,13 @@ std::vector<run_result> sweep(const cli_options& o, std::ostream& human, nlohman
   return runs;
 }
 
-bool plot_sweep(const cli_options& o, const std::vector<run_result>& runs, const output_paths& p, std::ostream& human) {
+bool plot_sweep(const cli_options& o, const std::vector<run_result>& runs, const output_paths& p,
+                std::ostream& human) {
   const report_machine m = this_machine();
-  const std::string title = "spinwise-stress " + std::string(to_string(o.workload.sc)) + ", " + o.workload.lock.lock +
-                            ", " + std::to_string(o.workload.threads) + " threads on " + std::to_string(m.cpus) +
-                            " CPUs (" + m.cpu_model + "), " + m.date.substr(0, 10);
+  const std::string title = "spinwise-stress " + std::string(to_string(o.workload.sc)) + ", " +
+                            o.workload.lock.lock + ", " + std::to_string(o.workload.threads) +
+                            " threads on " + std::to_string(m.cpus) + " CPUs (" + m.cpu_model + "), " +
+                            m.date.substr(0, 10);
   const std::string err = render_png(runs, p.png, title);
   if (!err.empty()) {
     std::fprintf(stderr, "spinwise-stress: error: no plot: %s\n", err.c_str());
@@ -92,9 +94,10 @@ bool accounting_closes(const std::vector<run_result>& runs) {
   bool ok = true;
   for (const run_result& r : runs) {
     if (r.double_executed || r.missing || r.exclusion_errors) {
-      std::fprintf(stderr, "spinwise-stress: error: accounting broken (double %llu, missing %llu, exclusion %llu)\n",
-                   static_cast<unsigned long long>(r.double_executed), static_cast<unsigned long long>(r.missing),
-                   static_cast<unsigned long long>(r.exclusion_errors));
+      std::fprintf(
+          stderr, "spinwise-stress: error: accounting broken (double %llu, missing %llu, exclusion %llu)\n",
+          static_cast<unsigned long long>(r.double_executed), static_cast<unsigned long long>(r.missing),
+          static_cast<unsigned long long>(r.exclusion_errors));
       ok = false;
     }
   }

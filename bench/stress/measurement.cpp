@@ -85,6 +85,49 @@ void add_spin_and_waits(run_result& r, const instant& a, const instant& b, const
   r.budgets_spent_per_s = per_s(r.budgets_spent, r.window_s);
 }
 
+namespace {
+
+ratio_summary summarize(const ratio_histogram& h) {
+  ratio_summary s;
+  s.rounds = h.count();
+  if (s.rounds == 0) return s;
+  s.p10 = h.percentile(10);
+  s.p50 = h.percentile(50);
+  s.p90 = h.percentile(90);
+  s.min = h.min();
+  s.max = h.max();
+  return s;
+}
+
+}  // namespace
+
+void add_delay_figures(run_result& r, const delay_sample& s) {
+  delay_accuracy_summary& a = r.delay_accuracy;
+  a.applies = r.policy == policy_kind::time || r.policy == policy_kind::exp_backoff;
+  if (a.applies) {
+    ratio_histogram all;
+    for (int b = 0; b < delay_sample::kBands; ++b) {
+      all.merge(s.accuracy[b]);
+      a.bands[b] = summarize(s.accuracy[b]);
+    }
+    a.all = summarize(all);
+    a.preempted = s.accuracy_preempted;
+    a.requested_min_ns = s.requested_min_ns;
+    a.requested_max_ns = s.requested_max_ns;
+  }
+  round_length_summary& l = r.round_length;
+  l.rounds = s.round_ticks.count();
+  l.preempted = s.rounds_preempted;
+  if (l.rounds > 0) {
+    l.p10_ns = ticks_to_ns(static_cast<double>(s.round_ticks.percentile(10)));
+    l.p50_ns = ticks_to_ns(static_cast<double>(s.round_ticks.percentile(50)));
+    l.p90_ns = ticks_to_ns(static_cast<double>(s.round_ticks.percentile(90)));
+    l.relax_p10_ns = s.relax_stretch.percentile(10) * r.emulated_relax_ns;
+    l.relax_p50_ns = s.relax_stretch.percentile(50) * r.emulated_relax_ns;
+    l.relax_p90_ns = s.relax_stretch.percentile(90) * r.emulated_relax_ns;
+  }
+}
+
 void add_context_switches(run_result& r, const instant& a, const instant& b) {
   r.vcsw = static_cast<std::uint64_t>(b.ru.ru_nvcsw - a.ru.ru_nvcsw);
   r.ivcsw = static_cast<std::uint64_t>(b.ru.ru_nivcsw - a.ru.ru_nivcsw);

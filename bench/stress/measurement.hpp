@@ -7,6 +7,7 @@
 
 #include <chrono>
 
+#include "delay_sample.hpp"
 #include "histogram.hpp"
 #include "run_result.hpp"
 #include "spin_tally.hpp"
@@ -36,6 +37,10 @@ latency_summary summarize_ticks(const latency_histogram& h);
 // and spent budgets from `tally` (what the run's measured sub-queries added). Needs r.window_s,
 // r.cpus and r.config.lock set.
 void add_spin_and_waits(run_result& r, const instant& a, const instant& b, const spin_tally& tally);
+
+// delay_accuracy (time policies only: r.policy set) and round_length from the workers' merged
+// delay samples. Needs r.emulated_relax_ns.
+void add_delay_figures(run_result& r, const delay_sample& s);
 
 // Voluntary and involuntary context switches over [a, b]. Needs r.window_s.
 void add_context_switches(run_result& r, const instant& a, const instant& b);

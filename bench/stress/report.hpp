@@ -3,12 +3,11 @@
 // CSV (one row per run, fixed columns) and JSON (format "spinwise.stress", version 1).
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "workload.hpp"
 

@@ -10,7 +10,8 @@
 //   - the stress tool's thread tally (spin_tally.hpp), for what the library does not count:
 //     delay loops with and without a delay, preempted delay loops, spin episodes and spent
 //     budgets;
-//   - the process: CPU time, context switches (getrusage) and running threads (/proc).
+//   - the process: CPU time, context switches (getrusage) and running threads (/proc);
+//   - the delays' own sample (delay_sample.hpp): how long rounds took against what they asked for.
 
 #include <cstdint>
 #include <string>
@@ -29,9 +30,32 @@ struct latency_summary {
   double mean_ns = 0, p50_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
 };
 
+// p10 / p50 / p90 of a ratio over `rounds` rounds (all 0 when rounds is 0).
+struct ratio_summary {
+  std::uint64_t rounds = 0;
+  double p10 = 0, p50 = 0, p90 = 0, min = 0, max = 0;
+};
+
+// Achieved / requested delay per round, for the policies whose delays are given in ns.
+struct delay_accuracy_summary {
+  bool applies = false;  // time, exp_backoff
+  ratio_summary all;
+  ratio_summary bands[3];       // requested < 200 ns, 200 ns .. 20 us, > 20 us (delay_sample::kBandEdgeNs)
+  std::uint64_t preempted = 0;  // left out: preempted by the library's rule
+  double requested_min_ns = 0, requested_max_ns = 0;
+};
+
+// The achieved length of the rounds that issued relaxes, every policy (the drift's effect on
+// innodb shows here): ns per round and ns per relax issued.
+struct round_length_summary {
+  std::uint64_t rounds = 0, preempted = 0;
+  double p10_ns = 0, p50_ns = 0, p90_ns = 0;
+  double relax_p10_ns = 0, relax_p50_ns = 0, relax_p90_ns = 0;
+};
+
 struct run_result {
-  workload_config config;                // resolved
-  unsigned repeat = 0;                   // which repetition of a sweep point (0 outside sweeps)
+  workload_config config;  // resolved
+  unsigned repeat = 0;     // which repetition of a sweep point (0 outside sweeps)
   policy_kind policy = policy_kind::none;
   std::vector<std::pair<std::string, std::uint32_t>> knobs;
   unsigned cpus = 0;
@@ -39,6 +63,7 @@ struct run_result {
   // emulation
   relax_kind native_kind = relax_kind::none;
   double native_relax_ns = 0, loop_iter_ns = 0, emulated_relax_ns = 0, achieved_relax_ns = 0;
+  double drift_mean_level = 1;  // --relax-drift: the pattern's mean level over the window (1: off)
 
   double window_s = 0;  // measured interval
   double total_s = 0;   // start of the first thread to the last join
@@ -53,24 +78,26 @@ struct run_result {
 
   // spin delays: time and relaxes from the lock statistics, loop counts from the thread tally
   double spin_ns = 0, process_cpu_ns = 0;
-  double spin_cpu_share = 0;      // spin / process CPU
-  double spin_machine_share = 0;  // spin / (window x cpus)
+  double spin_cpu_share = 0;         // spin / process CPU
+  double spin_machine_share = 0;     // spin / (window x cpus)
   std::uint64_t spin_rounds = 0;     // delay loops with a delay (InnoDB: spin rounds that delayed)
   std::uint64_t zero_rounds = 0;     // rounds whose random delay came out 0
   std::uint64_t relaxes = 0;         // emulated relaxes issued
   std::uint64_t clipped_rounds = 0;  // delay loops preempted, counted at their expected length
+  delay_accuracy_summary delay_accuracy;
+  round_length_summary round_length;
 
   // waits (spinwise locks only)
   bool counted = false;
-  bool parking_lock = false;              // the lock parks once its budget is spent (else yields)
-  std::uint64_t spin_episodes = 0;        // spin episodes begun: a waiter built, the lock was busy
-  std::uint64_t budgets_spent = 0;        // episodes that ran out of rounds
-  std::uint64_t parks = 0;                // futex parks (InnoDB: OS waits), see parks_exact
-  bool parks_exact = false;               // counted by the lock's statistics policy at each park;
-                                          // else budgets_spent of a parking lock
+  bool parking_lock = false;                // the lock parks once its budget is spent (else yields)
+  std::uint64_t spin_episodes = 0;          // spin episodes begun: a waiter built, the lock was busy
+  std::uint64_t budgets_spent = 0;          // episodes that ran out of rounds
+  std::uint64_t parks = 0;                  // futex parks (InnoDB: OS waits), see parks_exact
+  bool parks_exact = false;                 // counted by the lock's statistics policy at each park;
+                                            // else budgets_spent of a parking lock
   std::uint64_t yields = 0, contended = 0;  // from the lock's statistics (parks_exact only)
   double parks_per_s = 0, budgets_spent_per_s = 0;
-  std::string semaphores;                 // InnoDB SEMAPHORES-style report of the window
+  std::string semaphores;  // InnoDB SEMAPHORES-style report of the window
 
   std::uint64_t vcsw = 0, ivcsw = 0;
   double vcsw_per_s = 0, ivcsw_per_s = 0;

@@ -84,7 +84,8 @@ running_monitor::summary running_monitor::result() const {
   }
   s.mean = sum / static_cast<double>(s.samples);
   s.stddev = std::sqrt(std::max(0.0, sq / static_cast<double>(s.samples) - s.mean * s.mean));
-  const std::vector<double> sorted = runtime::sorted_sample(std::vector<double>(samples_.begin(), samples_.end()));
+  const std::vector<double> sorted =
+      runtime::sorted_sample(std::vector<double>(samples_.begin(), samples_.end()));
   s.p50 = runtime::median_sorted(sorted);
   s.p99 = runtime::quantile_sorted(sorted, 0.99);
   s.max = static_cast<unsigned>(sorted.back());

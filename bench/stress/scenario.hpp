@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "delay_sample.hpp"
 #include "histogram.hpp"
 #include "lock_catalog.hpp"
 #include "spin_tally.hpp"
@@ -27,7 +28,9 @@ struct rng {
     s ^= s >> 27;
     return s * 0x2545f4914f6cdd1dull;
   }
-  std::uint32_t below(std::uint32_t n) noexcept { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
+  std::uint32_t below(std::uint32_t n) noexcept {
+    return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);
+  }
 };
 
 // One worker's figures: written by its thread only, read after the join. The "_all" fields count
@@ -41,7 +44,8 @@ struct alignas(kCacheLinePad) worker_stats {
   std::uint64_t insert_waits = 0, update_waits = 0, select_waits = 0;
   std::uint64_t x_writes_all = 0;  // exclusive page writes (window or not), for the exclusion check
   std::uint64_t read_sink = 0;
-  spin_tally spin;                 // what the relaxer and the policy wrapper counted (spin_tally.hpp)
+  spin_tally spin;      // what the relaxer and the policy wrapper counted (spin_tally.hpp)
+  delay_sample delays;  // measured sub-queries' delays (delay_sample.hpp)
 };
 
 // The latches of a scenario, instrumented: a failed try is a latch wait (SQL Server's and

@@ -39,7 +39,8 @@ class hot_page_workload final : public scenario_workload {
     std::uint8_t order[3000];
     const std::size_t n = statement_kinds_.size();
     std::copy(statement_kinds_.begin(), statement_kinds_.end(), order);
-    for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[r.below(static_cast<std::uint32_t>(i))]);
+    for (std::size_t i = n; i > 1; --i)
+      std::swap(order[i - 1], order[r.below(static_cast<std::uint32_t>(i))]);
     for (std::size_t s = 0; s < n; ++s) {
       busy_work_ns(cfg_.work_before_ns);
       if (order[s] == kInsert) {

@@ -62,10 +62,12 @@ struct point_median {
 int delay_of(const run_result& r) { return static_cast<int>(knob_value(r, "spin_wait_delay").value_or(0)); }
 
 // (policy, cpu) -> points sorted by delay, medians over repeats.
-std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_of(const std::vector<run_result>& runs) {
+std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_of(
+    const std::vector<run_result>& runs) {
   std::map<std::tuple<std::string, std::string, int>, std::vector<const run_result*>> groups;
   for (const run_result& r : runs) {
-    groups[{std::string(to_string(r.policy)), std::string(to_string(r.config.cpu)), delay_of(r)}].push_back(&r);
+    groups[{std::string(to_string(r.policy)), std::string(to_string(r.config.cpu)), delay_of(r)}].push_back(
+        &r);
   }
   std::map<std::pair<std::string, std::string>, std::vector<point_median>> out;
   for (const auto& [key, rs] : groups) {
@@ -75,8 +77,9 @@ std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_
       p99.push_back(r->request_rt.p99_ns / 1e6);
       spin.push_back(100.0 * r->spin_cpu_share);
     }
-    out[{std::get<0>(key), std::get<1>(key)}].push_back(
-        {static_cast<double>(std::get<2>(key)), runtime::median(rps), runtime::median(p99), runtime::median(spin)});
+    out[{std::get<0>(key), std::get<1>(key)}].push_back({static_cast<double>(std::get<2>(key)),
+                                                         runtime::median(rps), runtime::median(p99),
+                                                         runtime::median(spin)});
   }
   return out;
 }
@@ -101,7 +104,8 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
     const std::string name = "$s" + std::to_string(n++);
     blocks.emplace_back(name, key.first, key.second);
     o << name << " << EOD\n";
-    for (const point_median& p : pts) o << p.delay << " " << p.rps << " " << p.p99_ms << " " << p.spin_pct << "\n";
+    for (const point_median& p : pts)
+      o << p.delay << " " << p.rps << " " << p.p99_ms << " " << p.spin_pct << "\n";
     o << "EOD\n";
   }
   std::string native_ns;
@@ -122,7 +126,8 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
     << "set multiplot layout 1,3 title \"" << esc_title << "\"\n"
     << "set grid\nset key top right font 'sans,8'\nset xlabel 'spin_wait_delay'\n"
     << "set xrange [-1:*]\nset yrange [0:*]\n";
-  const char* panels[3][2] = {{"requests/s", "2"}, {"p99 request RT (ms)", "3"}, {"spin delays (% of process CPU)", "4"}};
+  const char* panels[3][2] = {
+      {"requests/s", "2"}, {"p99 request RT (ms)", "3"}, {"spin delays (% of process CPU)", "4"}};
   for (const auto& panel : panels) {
     o << "set title '" << panel[0] << "'\nset ylabel '" << panel[0] << "'\nplot ";
     bool first = true;
@@ -131,11 +136,11 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
       first = false;
       std::string label = cpu == "native" && !native_ns.empty() ? "native (" + native_ns + " ns)" : cpu;
       if (policy == "innodb") {
-        o << name << " using 1:" << panel[1] << " with linespoints lw 2 pt 7 lc rgb '" << color_of(cpu) << "' title '"
-          << label << " (innodb)'";
+        o << name << " using 1:" << panel[1] << " with linespoints lw 2 pt 7 lc rgb '" << color_of(cpu)
+          << "' title '" << label << " (innodb)'";
       } else {
-        o << name << " using 1:" << panel[1] << " with points pt 6 ps 3 lw 2 lc rgb '" << color_of(cpu) << "' title '"
-          << label << " (" << policy << " policy)'";
+        o << name << " using 1:" << panel[1] << " with points pt 6 ps 3 lw 2 lc rgb '" << color_of(cpu)
+          << "' title '" << label << " (" << policy << " policy)'";
       }
     }
     o << "\n";
@@ -144,7 +149,8 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
   return o.str();
 }
 
-std::string render_png(const std::vector<run_result>& runs, const std::string& png_path, const std::string& title) {
+std::string render_png(const std::vector<run_result>& runs, const std::string& png_path,
+                       const std::string& title) {
   std::string gp = png_path;
   const auto dot = gp.rfind('.');
   const auto slash = gp.rfind('/');

@@ -36,6 +36,7 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
 
 // Writes the script next to the PNG (same name, .gp) and runs gnuplot on it. Returns "" on
 // success, else why not (gnuplot missing, or failing).
-std::string render_png(const std::vector<run_result>& runs, const std::string& png_path, const std::string& title);
+std::string render_png(const std::vector<run_result>& runs, const std::string& png_path,
+                       const std::string& title);
 
 }  // namespace spinwise::stress

@@ -24,7 +24,9 @@ std::string_view to_string(scenario s) noexcept { return name_in(kScenarioNames,
 
 bool parse_scenario(std::string_view s, scenario& out) noexcept { return parse_in(kScenarioNames, s, out); }
 
-std::string_view default_lock(scenario s) noexcept { return s == scenario::stats_lock ? "hybrid_mutex" : "sx_lock"; }
+std::string_view default_lock(scenario s) noexcept {
+  return s == scenario::stats_lock ? "hybrid_mutex" : "sx_lock";
+}
 
 unsigned available_cpus() {
   const std::size_t n = runtime::allowed_cpus().size();
@@ -66,7 +68,8 @@ void check_shape(const workload_config& c) {
 // The warm-up's default depends on the duration, so it is filled in here, once the duration is
 // known to be valid.
 void check_timing(workload_config& c) {
-  require(c.duration_s > 0 && c.duration_s <= 86400, "--duration must be in (0, 86400] s, got " + num(c.duration_s));
+  require(c.duration_s > 0 && c.duration_s <= 86400,
+          "--duration must be in (0, 86400] s, got " + num(c.duration_s));
   if (c.warmup_s < 0) c.warmup_s = std::min(1.0, c.duration_s / 5);
   require(c.warmup_s < c.duration_s, "--warmup must be shorter than --duration (" + num(c.warmup_s) +
                                          " s >= " + num(c.duration_s) + " s)");
@@ -80,21 +83,29 @@ void check_work(const workload_config& c) {
 }
 
 void check_hot_page(const workload_config& c) {
-  require(c.inserts + c.updates + c.selects > 0 && c.inserts <= 1000 && c.updates <= 1000 && c.selects <= 1000,
-          "--inserts, --updates and --selects must each be in 0..1000 and not all 0");
+  require(
+      c.inserts + c.updates + c.selects > 0 && c.inserts <= 1000 && c.updates <= 1000 && c.selects <= 1000,
+      "--inserts, --updates and --selects must each be in 0..1000 and not all 0");
   require(c.rows_per_page >= 1 && c.rows_per_page <= 1'000'000,
           "--rows-per-page must be in 1..1000000, got " + std::to_string(c.rows_per_page));
-  require(c.pages >= 1 && c.pages <= 1'000'000, "--pages must be in 1..1000000, got " + std::to_string(c.pages));
+  require(c.pages >= 1 && c.pages <= 1'000'000,
+          "--pages must be in 1..1000000, got " + std::to_string(c.pages));
 }
 
 void check_sampling(const workload_config& c) {
-  require(c.sample_ms >= 0.1 && c.sample_ms <= 10000, "--sample-ms must be in 0.1..10000, got " + num(c.sample_ms));
+  require(c.sample_ms >= 0.1 && c.sample_ms <= 10000,
+          "--sample-ms must be in 0.1..10000, got " + num(c.sample_ms));
 }
 
 void check_emulation(const workload_config& c) {
   if (c.cpu == cpu_model::custom) {
-    require(c.relax_ns > 0 && c.relax_ns <= 100'000, "--relax-ns must be in (0, 100000] ns, got " + num(c.relax_ns));
+    require(c.relax_ns > 0 && c.relax_ns <= 100'000,
+            "--relax-ns must be in (0, 100000] ns, got " + num(c.relax_ns));
   }
+  require(c.relax_drift >= 1 && c.relax_drift <= kMaxRelaxDrift,
+          "--relax-drift must be in [1, " + num(kMaxRelaxDrift) +
+              "] (1: no drift; 3: the relax costs 1 to 3 x its " + "nominal length), got " +
+              num(c.relax_drift));
 }
 
 }  // namespace

@@ -25,23 +25,24 @@ unsigned default_threads(unsigned cpus);
 
 struct workload_config {
   scenario sc = scenario::stats_lock;
-  lock_choice lock;                 // empty lock name: the scenario's default lock
+  lock_choice lock;  // empty lock name: the scenario's default lock
   cpu_model cpu = cpu_model::native;
-  double relax_ns = 0;              // cpu == custom: one emulated relax
-  unsigned threads = 0;             // 0: default_threads(available_cpus())
-  unsigned clients = 0;             // 0: stats-lock 1, hot-page 100
-  unsigned fanout = 0;              // 0: stats-lock 256, hot-page 1
+  double relax_ns = 0;     // cpu == custom: one emulated relax
+  double relax_drift = 1;  // the relax's cost wanders in [1, this] x nominal (1: off)
+  unsigned threads = 0;    // 0: default_threads(available_cpus())
+  unsigned clients = 0;    // 0: stats-lock 1, hot-page 100
+  unsigned fanout = 0;     // 0: stats-lock 256, hot-page 1
   double duration_s = 10;
-  double warmup_s = -1;             // < 0: min(1 s, duration / 5)
-  std::uint64_t seed = 1;
+  double warmup_s = -1;    // < 0: min(1 s, duration / 5)
+  std::uint64_t seed = 1;  // also the --relax-drift pattern's (drift_seed)
   double work_before_ns = 7000;
   double cs_ns = 2000;
   double work_after_ns = 7000;
   unsigned inserts = 3, updates = 3, selects = 6;  // hot-page statements per transaction
   unsigned rows_per_page = 80;
   unsigned pages = 1024;
-  double sample_ms = 10;            // running-thread sampling period
-  bool verify = false;              // track every sub-query index (accounting tests)
+  double sample_ms = 10;  // running-thread sampling period
+  bool verify = false;    // track every sub-query index (accounting tests)
 };
 
 // Fills the zero / negative "default" fields. Throws std::invalid_argument for values out of

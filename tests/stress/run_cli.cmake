@@ -1,7 +1,8 @@
 # Runs spinwise-stress once (under the cross emulator if any) in WORK_DIR and checks the outcome:
-# exit status (EXPECT_FAIL: non-zero, else zero), REGEX against stdout+stderr, and when named, a
-# JSON file (format, version, machine, every run with the metrics the README promises and
-# requests > 0) and a CSV file (a header and rows with as many fields as the header).
+# exit status (EXPECT_FAIL: non-zero, else zero; EXIT, when given: exactly that), REGEX against
+# stdout+stderr, and when named, a JSON file (format, version, machine, every run with the metrics
+# the README promises and requests > 0) and a CSV file (a header and rows with as many fields as
+# the header).
 # A run whose JSON shows a run without a completed request is repeated, twice at most: on a loaded
 # machine or under qemu a short window can pass before the first request completes. A tool that
 # never completes one still fails.
@@ -41,6 +42,9 @@ if(EXPECT_FAIL)
 elseif(NOT rc EQUAL 0)
   message(FATAL_ERROR "exit ${rc} for: ${ARGS}\n${all}")
 endif()
+if(NOT EXIT STREQUAL "" AND NOT rc EQUAL EXIT)
+  message(FATAL_ERROR "exit ${rc}, expected ${EXIT}, for: ${ARGS}\n${all}")
+endif()
 if(REGEX AND NOT all MATCHES "${REGEX}")
   message(FATAL_ERROR "output does not match '${REGEX}' for: ${ARGS}\n${all}")
 endif()
@@ -68,7 +72,8 @@ if(JSON)
     foreach(path "throughput;requests_per_s" "request_rt;p99_ns" "request_rt;p999_ns" "subquery_rt;p50_ns"
                  "subquery_rt;max_ns" "spin;cpu_share" "lock;hold;p99_ns" "lock;latch_waits_per_s"
                  "context_switches;voluntary" "context_switches;involuntary" "running_threads;samples"
-                 "config;knobs" "emulation;achieved_relax_ns" "accounting;double_executed")
+                 "config;knobs" "config;relax_drift" "emulation;achieved_relax_ns" "emulation;drift"
+                 "delay_accuracy" "round_ns" "accounting;double_executed")
       string(JSON v ERROR_VARIABLE e GET "${doc}" runs ${i} ${path})
       if(e)
         message(FATAL_ERROR "${JSON}: run ${i} lacks ${path}: ${e}")

@@ -10,9 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <thread>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,21 +19,27 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli.hpp"
 #include "counted_policy.hpp"
+#include "delay_sample.hpp"
 #include "emulated_relaxer.hpp"
 #include "histogram.hpp"
 #include "lock_catalog.hpp"
-#include "report.hpp"
 #include "measurement.hpp"
+#include "relax_drift.hpp"
+#include "report.hpp"
 #include "running_monitor.hpp"
 #include "spin_tally.hpp"
+#include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/runtime/stats_report.hpp"
+#include "spinwise/time_policy.hpp"
 #include "spinwise/version.hpp"
 #include "sweep.hpp"
+#include "timed_rules.hpp"
 #include "workload.hpp"
 
 namespace st = spinwise::stress;
@@ -71,12 +76,14 @@ void expect_sound(const st::run_result& r) {
   EXPECT_EQ(r.double_executed, 0u) << "a sub-query index ran twice";
   EXPECT_EQ(r.missing, 0u) << "a completed request lacked a sub-query";
   EXPECT_EQ(r.exclusion_errors, 0u) << "the latch let two writers in";
-  EXPECT_EQ(r.subqueries_executed_all,
-            static_cast<std::uint64_t>(r.config.fanout) * r.requests_completed_all + r.subqueries_in_cut_requests)
+  EXPECT_EQ(
+      r.subqueries_executed_all,
+      static_cast<std::uint64_t>(r.config.fanout) * r.requests_completed_all + r.subqueries_in_cut_requests)
       << "sub-queries executed do not add up to fan-out x completed requests + the cut-off remainder";
   EXPECT_LE(r.requests_completed_all, r.requests_issued);
   EXPECT_GE(r.requests_issued, r.requests_completed_all);
-  EXPECT_LE(r.requests_issued - r.requests_completed_all, r.config.clients) << "more than one request per client open";
+  EXPECT_LE(r.requests_issued - r.requests_completed_all, r.config.clients)
+      << "more than one request per client open";
 }
 
 // A run that completed requests in its window. On a loaded machine or under qemu a short window
@@ -144,6 +151,43 @@ TEST(StressHistogram, MergeAndEmpty) {
   EXPECT_EQ(a.percentile(99.9), 1'000'000u);
 }
 
+// Guards against delay_accuracy percentiles off by more than a bucket: ratios land within 0.8%,
+// percentiles are nearest-rank and stay within the recorded range, and merging adds up.
+TEST(StressHistogram, RatiosWithinABucketAndMerged) {
+  st::ratio_histogram h;
+  EXPECT_EQ(h.percentile(50), 0.0);
+  for (int i = 1; i <= 1000; ++i) h.record(0.5 + i / 1000.0);  // 0.501 .. 1.5
+  EXPECT_EQ(h.count(), 1000u);
+  EXPECT_DOUBLE_EQ(h.min(), 0.501);
+  EXPECT_DOUBLE_EQ(h.max(), 1.5);
+  for (double p : {10.0, 50.0, 90.0}) {
+    const double exact = 0.5 + std::ceil(p * 10.0) / 1000.0;
+    EXPECT_NEAR(h.percentile(p), exact, exact * 0.008) << p;
+  }
+  EXPECT_LE(h.percentile(10), h.percentile(50));
+  EXPECT_LE(h.percentile(50), h.percentile(90));
+  EXPECT_DOUBLE_EQ(h.percentile(100), 1.5) << "kept within the recorded range";
+  // Out of range and odd values land in the end buckets, never outside the array.
+  st::ratio_histogram edges;
+  for (double v : {0.0, 1e-9, 1e9, std::nan("")}) edges.record(v);
+  EXPECT_EQ(edges.count(), 4u);
+  EXPECT_EQ(st::ratio_histogram::index(0.0), 0u);
+  EXPECT_EQ(st::ratio_histogram::index(1e9), st::ratio_histogram::kBuckets - 1);
+  for (std::size_t i = 0; i < st::ratio_histogram::kBuckets; ++i) {
+    ASSERT_EQ(st::ratio_histogram::index(st::ratio_histogram::middle(i)), i);
+  }
+  st::ratio_histogram a, b;
+  a.record(2.0);
+  b.record(0.25);
+  b.record(4.0);
+  a.merge(b);
+  a.merge(st::ratio_histogram{});
+  EXPECT_EQ(a.count(), 3u);
+  EXPECT_DOUBLE_EQ(a.min(), 0.25);
+  EXPECT_DOUBLE_EQ(a.max(), 4.0);
+  EXPECT_NEAR(a.percentile(50), 2.0, 2.0 * 0.008);
+}
+
 // --- the emulated relax ------------------------------------------------------------------------
 
 // Guards against an emulation that splits its time wrongly between native relaxes and the loop.
@@ -156,7 +200,8 @@ TEST(StressRelaxer, PlansAddUpToTheTarget) {
     const st::relax_plan p = st::make_plan(m);
     const double target = m == st::cpu_model::broadwell ? st::kBroadwellRelaxNs : st::kSkylakeRelaxNs;
     EXPECT_DOUBLE_EQ(p.target_ns, target);
-    const double planned = p.native_per_relax * cal.native_relax_ns + p.loop_per_relax_q10 / 1024.0 * cal.loop_iter_ns;
+    const double planned =
+        p.native_per_relax * cal.native_relax_ns + p.loop_per_relax_q10 / 1024.0 * cal.loop_iter_ns;
     EXPECT_NEAR(planned, target, cal.loop_iter_ns) << st::to_string(m);
     // Shorter than this CPU's relax: loop only; longer: whole native relaxes plus a remainder.
     if (target < cal.native_relax_ns) {
@@ -178,6 +223,99 @@ TEST(StressRelaxer, ReportsAndAchievesTheEmulatedLength) {
   st::emulated_relaxer::configure(st::make_plan(st::cpu_model::skylake));
   EXPECT_DOUBLE_EQ(st::emulated_relaxer::relax_ns(), st::kSkylakeRelaxNs);
   EXPECT_GT(st::emulated_relaxer::measure_achieved_ns(1000), 0.0);
+  st::emulated_relaxer::configure(st::make_plan(st::cpu_model::native));
+}
+
+// --- the drifting relax (--relax-drift) ----------------------------------------------------------
+
+// Guards against a drift pattern that is not reproducible, leaves [1, F], never moves, or moves
+// faster or slower than a few ms: the same seed gives the same segments, every level lies in
+// [1, F], levels change every 2 to 5 ms and spread over the range, and factor 1 is no drift.
+TEST(StressDrift, PatternIsSeededBoundedAndChangesEveryFewMs) {
+  const st::drift_pattern p{3.0, st::drift_seed(1)};
+  st::drift_cursor c(p);
+  std::vector<double> levels;
+  double lo = 3.0, hi = 1.0, prev_end = 0.0;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const st::drift_segment s = c.at(prev_end);
+    ASSERT_EQ(s.index, i);
+    ASSERT_DOUBLE_EQ(s.start_ns, prev_end) << "segments must tile time";
+    const double len = s.end_ns - s.start_ns;
+    EXPECT_GE(len, st::kDriftMinSegmentNs) << i;
+    EXPECT_LE(len, st::kDriftMaxSegmentNs) << i;
+    EXPECT_GE(s.level, 1.0) << i;
+    EXPECT_LE(s.level, 3.0) << i;
+    lo = std::min(lo, s.level);
+    hi = std::max(hi, s.level);
+    levels.push_back(s.level);
+    prev_end = s.end_ns;
+  }
+  EXPECT_EQ(std::set<double>(levels.begin(), levels.end()).size(), levels.size())
+      << "a level that never changes";
+  EXPECT_LT(lo, 1.2) << "200 levels uniform in [1, 3] reach near both ends";
+  EXPECT_GT(hi, 2.8);
+
+  // Deterministic: the same seed gives the same levels at the same times, looked up in any order
+  // (a cursor walks back to the start for an earlier time); another seed gives others.
+  st::drift_cursor again(p);
+  const st::drift_pattern other{3.0, st::drift_seed(2)};
+  int differ = 0;
+  for (double t_ms : {0.0, 1.0, 7.5, 120.0, 3.0, 999.0, 0.5, 400.0}) {
+    const double t = t_ms * 1e6;
+    EXPECT_EQ(again.at(t).level, st::drift_level_at(p, t)) << t_ms;
+    if (st::drift_level_at(other, t) != st::drift_level_at(p, t)) ++differ;
+  }
+  EXPECT_GE(differ, 6) << "--seed 2 replays --seed 1's drift";
+  EXPECT_EQ(st::drift_level_at(p, -5.0), st::drift_level_at(p, 0.0))
+      << "a time before the start is the start";
+  const double mean = st::drift_mean_level(p, 0, 1e9);
+  EXPECT_GT(mean, 1.7);
+  EXPECT_LT(mean, 2.3);
+
+  const st::drift_pattern off{1.0, st::drift_seed(1)};
+  for (double t_ms : {0.0, 2.5, 100.0}) EXPECT_EQ(st::drift_level_at(off, t_ms * 1e6), 1.0);
+}
+
+// Guards against threads that emulate different CPUs at the same moment, or a relaxer that does
+// not follow the pattern: four threads asking the relaxer for the level at the same counter
+// readings (forward, then one step back) get the pattern's level there, each from its own place
+// in the pattern, and no drift once stopped.
+TEST(StressDrift, EveryThreadSeesThePatternsLevelAtAMoment) {
+  st::emulated_relaxer::configure(st::make_plan(st::cpu_model::skylake));
+  const st::drift_pattern p{3.0, st::drift_seed(7)};
+  const std::uint64_t start = spinwise::read_counter();
+  const double hz = static_cast<double>(spinwise::counter_frequency());
+  std::vector<std::uint64_t> readings;
+  for (int k = 0; k < 400; ++k) readings.push_back(start + static_cast<std::uint64_t>(k * 0.7e-3 * hz));
+  readings.push_back(start + static_cast<std::uint64_t>(0.1 * hz));  // a counter that stepped back
+  std::vector<double> want;
+  for (std::uint64_t r : readings)
+    want.push_back(st::drift_level_at(p, static_cast<double>(r - start) * (1e9 / hz)));
+
+  st::emulated_relaxer::start_drift(p, start);
+  std::vector<std::vector<double>> seen(4);
+  std::vector<std::thread> threads;
+  for (auto& out : seen) {
+    threads.emplace_back([&readings, &out] {
+      for (std::uint64_t r : readings) out.push_back(st::emulated_relaxer::drift_level(r));
+      st::emulated_relaxer::begin_round(readings[3]);  // a round holds its start's level
+      out.push_back(st::emulated_relaxer::drift_level(readings[3]));
+      st::emulated_relaxer::relax_n(2);
+      st::emulated_relaxer::end_round();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::set<double> distinct(want.begin(), want.end());
+  EXPECT_GT(distinct.size(), 50u) << "280 ms of pattern should hold ~80 levels";
+  for (const auto& out : seen) {
+    ASSERT_EQ(out.size(), want.size() + 1);
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(out[i], want[i]) << "reading " << i;
+    EXPECT_EQ(out.back(), want[3]);
+  }
+  st::emulated_relaxer::stop_drift();
+  EXPECT_EQ(st::emulated_relaxer::drift_level(readings[5]), 1.0);
+  EXPECT_DOUBLE_EQ(st::emulated_relaxer::relax_ns(), st::kSkylakeRelaxNs)
+      << "the conversion keeps the nominal length";
   st::emulated_relaxer::configure(st::make_plan(st::cpu_model::native));
 }
 
@@ -262,6 +400,115 @@ TEST(StressPolicyWrapper, CountsPreemptedRounds) {
   EXPECT_EQ(d.preempted_rounds, 1u);
 }
 
+// --- the time policies' timed rules (delay_accuracy) --------------------------------------------
+
+namespace {
+
+// A relax on a counter of its own: each relax advances it by 7 ticks of 1 ns, so a delay's relaxes
+// depend only on what it asked for, never on this machine's timing.
+struct counter_relax {
+  static inline std::uint64_t now = 0;
+  static double relax_ns() noexcept { return 7.0; }
+  static void relax_n(std::uint32_t n) noexcept { now += 7ull * n; }
+  static std::uint64_t counter() noexcept { return now; }
+  static double counter_ticks_per_ns() noexcept { return 1.0; }
+};
+
+// The relaxes `Rule` issues per round, for `rounds` rounds from jitter seed 99.
+template <class Rule>
+std::vector<std::uint64_t> issued_per_round(std::uint64_t knobs, std::uint32_t rounds) {
+  spinwise::seed_spin_jitter(99);
+  Rule rule;
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t r = 0; r < rounds; ++r) out.push_back(rule.template delay<counter_relax>(knobs, r));
+  return out;
+}
+
+std::uint64_t word(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  namespace d = spinwise::detail;
+  return d::knob_put(d::knob_put(d::knob_put(0, 0, a), 1, b), 2, c);
+}
+
+}  // namespace
+
+// Guards against the stress copies of the time policies' rules drifting from the library's
+// (include/spinwise/{time,exp_backoff}_policy.hpp): from the same jitter seed, each copy issues
+// the relaxes the original issues, round for round, measuring or not; and the copy reports the
+// ns the rule asked for.
+TEST(StressTimedRules, CopiesIssueWhatTheLibraryRulesIssue) {
+  namespace d = spinwise::detail;
+  st::delay_sample sample;
+  sample.hz = static_cast<double>(spinwise::counter_frequency());
+  for (bool measuring : {false, true}) {
+    st::t_delay_sink = measuring ? &sample : nullptr;
+    for (std::uint64_t w :
+         {word(6, 200, 30), word(1, 200, 30), word(0, 200, 30), word(30, 1000, 5), word(1000, 3, 9)}) {
+      EXPECT_EQ(issued_per_round<st::timed_time_delay>(w, 300), issued_per_round<d::time_delay>(w, 300))
+          << "time knobs " << d::knob_get(w, 0) << "/" << d::knob_get(w, 1);
+    }
+    for (std::uint64_t w :
+         {word(32, 2048, 12), word(1, 1, 12), word(500, 100, 40), word(1000000, 1000000, 3)}) {
+      EXPECT_EQ(issued_per_round<st::timed_exp_backoff_delay>(w, 40),
+                issued_per_round<d::exp_backoff_delay>(w, 40))
+          << "exp_backoff knobs " << d::knob_get(w, 0) << "/" << d::knob_get(w, 1);
+    }
+  }
+  st::t_delay_sink = nullptr;
+
+  // Requested ns as the rule asked: time with 6 x 200 ns asks 200..1000 ns; exp_backoff 32..2048
+  // asks 16..2048 ns. (The real counter times them; their lengths are not checked.)
+  st::delay_sample t;
+  t.hz = sample.hz;
+  st::t_delay_sink = &t;
+  (void)issued_per_round<st::timed_time_delay>(word(6, 200, 30), 200);
+  st::t_delay_sink = nullptr;
+  const std::uint64_t n =
+      t.accuracy[0].count() + t.accuracy[1].count() + t.accuracy[2].count() + t.accuracy_preempted;
+  EXPECT_GT(n, 100u) << "about 5 in 6 of 200 rounds ask for a delay";
+  EXPECT_LT(n, 200u) << "a zero-unit round asked for a delay";
+  EXPECT_EQ(t.requested_min_ns, 200.0);
+  EXPECT_EQ(t.requested_max_ns, 1000.0);
+  st::delay_sample e;
+  e.hz = sample.hz;
+  st::t_delay_sink = &e;
+  (void)issued_per_round<st::timed_exp_backoff_delay>(word(32, 2048, 12), 12);
+  st::t_delay_sink = nullptr;
+  EXPECT_GE(e.requested_min_ns, 16.0);
+  EXPECT_LE(e.requested_max_ns, 2048.0);
+  EXPECT_GE(e.requested_max_ns, 1024.0) << "rounds 6 and on ask for [1024, 2048] ns";
+}
+
+// Guards against a descheduled delay read as a delay 1000x too long: a delay that took more than
+// twice its request plus 50 us (the library's preemption rule) is counted apart, not measured.
+TEST(StressTimedRules, PreemptedDelaysAreLeftOut) {
+  st::delay_sample s;
+  s.hz = 1e9;                      // 1 tick = 1 ns
+  s.record_request(1000, 1100);    // 1.1x
+  s.record_request(1000, 51'000);  // within 2 x 1000 + 50000: slow, not preempted
+  s.record_request(1000, 60'000);  // preempted
+  s.record_request(100, 90);       // below 200 ns: its own band
+  s.record_request(50'000, 40'000);
+  EXPECT_EQ(s.accuracy_preempted, 1u);
+  EXPECT_EQ(s.accuracy[0].count(), 1u);
+  EXPECT_EQ(s.accuracy[1].count(), 2u);
+  EXPECT_EQ(s.accuracy[2].count(), 1u);
+  EXPECT_NEAR(s.accuracy[1].min(), 1.1, 1e-12);
+  EXPECT_EQ(s.requested_min_ns, 100.0);
+  EXPECT_EQ(s.requested_max_ns, 50'000.0);
+  s.record_round(2'000'000, 10, 100.0);  // 10 relaxes of 100 ticks in 2 ms: preempted
+  s.record_round(1'500, 10, 100.0);
+  EXPECT_EQ(s.rounds_preempted, 1u);
+  EXPECT_EQ(s.round_ticks.count(), 1u);
+  EXPECT_NEAR(s.relax_stretch.max(), 1.5, 1e-12);
+  st::delay_sample m;
+  m.merge(s);
+  m.merge(s);
+  EXPECT_EQ(m.accuracy_preempted, 2u);
+  EXPECT_EQ(m.accuracy[1].count(), 4u);
+  EXPECT_EQ(m.requested_min_ns, 100.0);
+  EXPECT_EQ(m.round_ticks.count(), 2u);
+}
+
 // --- the workload ------------------------------------------------------------------------------
 
 // Guards against lost or doubled sub-queries and requests completing before their fan-out.
@@ -309,7 +556,8 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
       expect_sound(r);
       EXPECT_GT(r.subqueries_executed_all, 0u);
       EXPECT_EQ(r.counted, li.spinwise);
-      EXPECT_EQ(li.lock_stats, li.spinwise) << "a spinwise lock must record into stress_latch: its spin time is read there";
+      EXPECT_EQ(li.lock_stats, li.spinwise)
+          << "a spinwise lock must record into stress_latch: its spin time is read there";
       EXPECT_EQ(r.parks_exact, li.lock_stats) << "the lock's statistics did not reach the run";
     }
   }
@@ -504,9 +752,32 @@ TEST(StressCli, DefaultsAndFlagsReachTheConfig) {
   ASSERT_TRUE(p.run) << p.message;
   EXPECT_EQ(p.options.workload.sc, st::scenario::stats_lock);
   EXPECT_EQ(p.options.workload.fanout, 256u);
-  p = parse({"--scenario", "hot-page", "--lock", "hybrid_shared_mutex", "--policy", "time", "--delay-unit-ns", "150",
-             "--spin-wait-delay", "9", "--spin-loops", "12", "--cpu-model", "broadwell", "--threads", "7",
-             "--clients", "5", "--fanout", "3", "--duration", "2.5", "--seed", "42", "--json", "-"});
+  p = parse({"--scenario",
+             "hot-page",
+             "--lock",
+             "hybrid_shared_mutex",
+             "--policy",
+             "time",
+             "--delay-unit-ns",
+             "150",
+             "--spin-wait-delay",
+             "9",
+             "--spin-loops",
+             "12",
+             "--cpu-model",
+             "broadwell",
+             "--threads",
+             "7",
+             "--clients",
+             "5",
+             "--fanout",
+             "3",
+             "--duration",
+             "2.5",
+             "--seed",
+             "42",
+             "--json",
+             "-"});
   ASSERT_TRUE(p.run) << p.message;
   const st::workload_config& w = p.options.workload;
   EXPECT_EQ(w.sc, st::scenario::hot_page);
@@ -526,6 +797,15 @@ TEST(StressCli, DefaultsAndFlagsReachTheConfig) {
   ASSERT_TRUE(p.run) << p.message;
   EXPECT_EQ(p.options.workload.cpu, st::cpu_model::custom);
   EXPECT_DOUBLE_EQ(p.options.workload.relax_ns, 33.5);
+  EXPECT_DOUBLE_EQ(p.options.workload.relax_drift, 1.0) << "no drift unless asked";
+  for (const char* m : {"native", "broadwell", "skylake"}) {
+    p = parse({"--cpu-model", m, "--relax-drift", "2.5"});
+    ASSERT_TRUE(p.run) << p.message;
+    EXPECT_DOUBLE_EQ(p.options.workload.relax_drift, 2.5) << m;
+  }
+  p = parse({"--relax-ns", "20", "--relax-drift", "1"});
+  ASSERT_TRUE(p.run) << p.message;
+  EXPECT_DOUBLE_EQ(p.options.workload.relax_drift, 1.0);
   p = parse({"--help"});
   EXPECT_FALSE(p.run);
   EXPECT_EQ(p.exit_code, 0);
@@ -547,8 +827,8 @@ TEST(StressCli, EveryFlagIsKebabCase) {
   std::size_t flags = 0;
   for (std::size_t at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
     std::size_t end = at + 2;
-    while (end < help.size() && (std::isalnum(static_cast<unsigned char>(help[end])) || help[end] == '-' ||
-                                 help[end] == '_')) {
+    while (end < help.size() &&
+           (std::isalnum(static_cast<unsigned char>(help[end])) || help[end] == '-' || help[end] == '_')) {
       ++end;
     }
     const std::string flag = help.substr(at, end - at);
@@ -567,6 +847,12 @@ TEST(StressCli, EveryFlagIsKebabCase) {
 TEST(StressCli, BadFlagsAreRefusedWithTheirName) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--bogus"}, "bogus"},
+      {{"--relax-drift", "0.5"}, "--relax-drift must be in [1, 100]"},
+      {{"--relax-drift", "0"}, "--relax-drift must be in [1, 100]"},
+      {{"--relax-drift", "101"}, "--relax-drift must be in [1, 100]"},
+      {{"--relax-drift", "nan"}, "--relax-drift"},
+      {{"--relax-drift", "abc"}, "--relax-drift"},
+      {{"--relax-drift"}, "--relax-drift"},
       {{"--spin_wait_delay", "6"}, "spin_wait_delay"},  // flags are kebab-case only
       {{"--scenario", "incident"}, "--scenario"},
       {{"--lock", "futex"}, "unknown lock"},
@@ -675,13 +961,98 @@ TEST(StressReport, JsonAndCsvCarryEveryMetric) {
   EXPECT_NE(st::format_run(r).find("requests/s"), std::string::npos);
 }
 
+namespace {
+
+// A run through the command line whose waiters delay: four workers with nothing to do outside a
+// 20 us critical section. A run in which no round delayed is run again, longer, twice at most.
+st::run_result contended_run(std::vector<std::string> flags) {
+  const double d = std::max(0.3, 0.6 * scale());
+  for (const char* f : {"--threads", "4", "--clients", "3", "--fanout", "24", "--work-before-ns", "0",
+                        "--work-after-ns", "0", "--cs-ns", "20000", "--quiet"}) {
+    flags.emplace_back(f);
+  }
+  st::run_result r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::vector<std::string> a = flags;
+    const double dur = d * (1 << attempt);
+    for (const std::string& f :
+         {std::string("--duration"), std::to_string(dur), std::string("--warmup"), std::to_string(dur / 4)}) {
+      a.push_back(f);
+    }
+    const st::parse_outcome p = parse(a);
+    EXPECT_TRUE(p.run) << p.message;
+    if (!p.run) return r;
+    r = st::run_workload(p.options.workload);
+    if (r.spin_rounds > 0 && r.round_length.rounds > 0) break;
+  }
+  return r;
+}
+
+bool ordered_and_finite(const nlohmann::json& j) {
+  const double p10 = j.at("p10"), p50 = j.at("p50"), p90 = j.at("p90");
+  return std::isfinite(p10) && std::isfinite(p90) && p10 > 0 && p10 <= p50 && p50 <= p90;
+}
+
+}  // namespace
+
+// Guards against delay_accuracy and round_ns missing from the JSON, empty, or out of order, and
+// against --relax-drift not reaching the run: a short contended run of the time policy with the
+// relax drifting up to 3x reports achieved/requested percentiles in order over rounds it measured,
+// by requested length, and the innodb policy reports no accuracy (its delays are no time) but its
+// rounds' lengths. No timing value is asserted beyond > 0 and finite.
+TEST(StressReport, DelayAccuracyAndRoundLengthsInTheJson) {
+  const st::run_result t =
+      contended_run({"--policy", "time", "--cpu-model", "skylake", "--relax-drift", "3"});
+  expect_sound(t);
+  ASSERT_GT(t.spin_rounds, 0u) << "no waiter delayed in three runs: nothing to measure";
+  const nlohmann::json doc = st::make_document({t});
+  const nlohmann::json& j = doc.at("runs")[0];
+  EXPECT_EQ(j.at("config").at("relax_drift"), 3.0);
+  EXPECT_EQ(j.at("emulation").at("drift").at("factor"), 3.0);
+  const double mean = j.at("emulation").at("drift").at("window_mean_level");
+  EXPECT_GE(mean, 1.0);
+  EXPECT_LE(mean, 3.0);
+  const nlohmann::json& a = j.at("delay_accuracy");
+  ASSERT_TRUE(a.is_object()) << a;
+  EXPECT_GT(a.at("rounds").get<std::uint64_t>(), 0u);
+  EXPECT_LE(a.at("rounds").get<std::uint64_t>(), t.spin_rounds) << "more rounds timed than delayed";
+  EXPECT_TRUE(ordered_and_finite(a)) << a;
+  EXPECT_TRUE(a.at("preempted_excluded").is_number());
+  EXPECT_EQ(a.at("requested_ns").at("min"), 200.0) << "the time policy's 6 x 200 ns ask for 200..1000 ns";
+  EXPECT_EQ(a.at("requested_ns").at("max"), 1000.0);
+  ASSERT_EQ(a.at("by_requested").size(), 3u);
+  EXPECT_EQ(a.at("by_requested")[1].at("rounds"), a.at("rounds")) << "every request lies in 200 ns..20 us";
+  EXPECT_TRUE(ordered_and_finite(a.at("by_requested")[1]));
+  EXPECT_TRUE(a.at("by_requested")[0].at("p50").is_null()) << "an empty band has no percentiles";
+  EXPECT_TRUE(ordered_and_finite(j.at("round_ns")));
+  EXPECT_TRUE(ordered_and_finite(j.at("round_ns").at("per_relax")));
+  EXPECT_NE(st::format_run(t).find("delay accuracy (actual/requested)"), std::string::npos);
+  EXPECT_NE(st::format_run(t).find("drifting 1..3"), std::string::npos);
+  const std::vector<std::string> cols = st::csv_columns();
+  for (const char* c : {"relax_drift", "delay_accuracy_p50", "round_ns_p90"}) {
+    EXPECT_NE(std::find(cols.begin(), cols.end(), c), cols.end()) << c;
+  }
+
+  const st::run_result i =
+      contended_run({"--policy", "innodb", "--cpu-model", "skylake", "--relax-drift", "3"});
+  expect_sound(i);
+  ASSERT_GT(i.spin_rounds, 0u);
+  const nlohmann::json ji = st::to_json(i);
+  EXPECT_TRUE(ji.at("delay_accuracy").is_null()) << "innodb's delays are instruction counts, not times";
+  EXPECT_GT(ji.at("round_ns").at("rounds").get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(ordered_and_finite(ji.at("round_ns"))) << ji.at("round_ns");
+  EXPECT_TRUE(ordered_and_finite(ji.at("round_ns").at("per_relax")));
+  EXPECT_EQ(st::format_run(i).find("delay accuracy"), std::string::npos);
+}
+
 TEST(StressSweep, PointsCoverDelaysTimesCpusPlusTheTimePolicy) {
   st::sweep_options s;
   const auto pts = st::sweep_points(s);
   ASSERT_EQ(pts.size(), 9u * 3u + 3u);
   std::set<std::pair<int, int>> seen;
   for (const auto& p : pts) {
-    if (p.policy == st::policy_kind::innodb) seen.insert({static_cast<int>(p.cpu), static_cast<int>(p.delay)});
+    if (p.policy == st::policy_kind::innodb)
+      seen.insert({static_cast<int>(p.cpu), static_cast<int>(p.delay)});
   }
   EXPECT_EQ(seen.size(), 27u);
   EXPECT_EQ(pts.back().policy, st::policy_kind::time);
