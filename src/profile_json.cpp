@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "machine_json.hpp"
 #include "profile_internal.hpp"
 
 namespace spinwise {
@@ -37,18 +38,7 @@ ojson to_document(const calibration_result& r) {
   d["version"] = kProfileVersion;
   d["tool"] = r.tool;
   d["created"] = r.created;
-  const machine_info& m = r.machine;
-  d["machine"] = {{"arch", m.arch},
-                  {"cpu_vendor", m.cpu_vendor},
-                  {"cpu_model", m.cpu_model},
-                  {"cpu_id", m.cpu_id},
-                  {"cpu_count", m.cpu_count},
-                  {"kernel", m.kernel},
-                  {"virtualization", m.virtualization},
-                  {"container", m.container},
-                  {"counter", m.counter},
-                  {"counter_hz", m.counter_hz},
-                  {"counter_invariant", m.counter_invariant}};
+  d["machine"] = detail::machine_json(r.machine);
   const calibration_settings& s = r.settings;
   d["settings"] = {{"quick", s.quick},
                    {"trials", s.trials},

@@ -2,6 +2,7 @@
 // kind, their summaries and the conclusions. A report to read, not a profile: nothing loads it.
 #include <nlohmann/json.hpp>
 
+#include "machine_json.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise {
@@ -13,19 +14,7 @@ std::string watch_to_json(const watch_result& r, int indent) {
   d["version"] = kWatchFormatVersion;
   d["tool"] = r.tool;
   d["created"] = r.created;
-  // The same keys as a profile's machine (profile_json.cpp).
-  const machine_info& m = r.machine;
-  d["machine"] = {{"arch", m.arch},
-                  {"cpu_vendor", m.cpu_vendor},
-                  {"cpu_model", m.cpu_model},
-                  {"cpu_id", m.cpu_id},
-                  {"cpu_count", m.cpu_count},
-                  {"kernel", m.kernel},
-                  {"virtualization", m.virtualization},
-                  {"container", m.container},
-                  {"counter", m.counter},
-                  {"counter_hz", m.counter_hz},
-                  {"counter_invariant", m.counter_invariant}};
+  d["machine"] = detail::machine_json(r.machine);
   const watch_options& s = r.settings;
   ojson kinds = ojson::array();
   for (relax_kind k : s.kinds) kinds.push_back(std::string(to_string(k)));
