@@ -23,6 +23,7 @@
 
 #include "spinwise/arch/relax_kind.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/process_state.hpp"
 
 #if defined(SPINWISE_FORCE_GENERIC)
 #include "spinwise/arch/generic.hpp"
@@ -59,10 +60,8 @@ inline bool relax_supported(relax_kind k) noexcept { return detail::backend::sup
 
 namespace detail {
 
-inline constexpr std::uint8_t kRelaxUnresolved = 0xff;
-
-// The active kind. One byte, written rarely (set_relax), read with a relaxed load per relax.
-inline std::atomic<std::uint8_t> g_relax{kRelaxUnresolved};
+// The active kind is process().relax (detail/process_state.hpp): one byte, written rarely
+// (set_relax), read with a relaxed load per relax.
 
 // First use: SPINWISE_RELAX if it names a kind this CPU supports, else the backend default.
 // An unusable value is ignored here; relax_env_status() lets tools report it.
@@ -73,17 +72,15 @@ SPINWISE_COLD inline relax_kind resolve_relax() noexcept {
     if (parse_relax_kind(env, wanted) && backend::supports(wanted)) k = wanted;
   }
   std::uint8_t expected = kRelaxUnresolved;
-  g_relax.compare_exchange_strong(expected, static_cast<std::uint8_t>(k), std::memory_order_relaxed);
-  return static_cast<relax_kind>(g_relax.load(std::memory_order_relaxed));
+  process().relax.compare_exchange_strong(expected, static_cast<std::uint8_t>(k), std::memory_order_relaxed);
+  return static_cast<relax_kind>(process().relax.load(std::memory_order_relaxed));
 }
 
 SPINWISE_ALWAYS_INLINE relax_kind load_relax() noexcept {
-  const std::uint8_t v = g_relax.load(std::memory_order_relaxed);
+  const std::uint8_t v = process().relax.load(std::memory_order_relaxed);
   if (SPINWISE_UNLIKELY(v == kRelaxUnresolved)) return resolve_relax();
   return static_cast<relax_kind>(v);
 }
-
-inline std::atomic<std::uint64_t> g_counter_hz{0};
 
 }  // namespace detail
 
@@ -94,7 +91,7 @@ inline relax_kind active_relax() noexcept { return detail::load_relax(); }
 // Returns false and changes nothing when this CPU or backend cannot issue `k`.
 inline bool set_relax(relax_kind k) noexcept {
   if (!relax_supported(k)) return false;
-  detail::g_relax.store(static_cast<std::uint8_t>(k), std::memory_order_relaxed);
+  detail::process().relax.store(static_cast<std::uint8_t>(k), std::memory_order_relaxed);
   return true;
 }
 
@@ -125,11 +122,11 @@ inline bool counter_is_invariant() noexcept { return detail::backend::counter_in
 // Counter ticks per second. Measured once on first use (about 1 ms on x86 without CPUID leaf
 // 0x15) unless a calibration profile has set it.
 inline std::uint64_t counter_frequency() noexcept {
-  std::uint64_t hz = detail::g_counter_hz.load(std::memory_order_relaxed);
+  std::uint64_t hz = detail::process().counter_hz.load(std::memory_order_relaxed);
   if (SPINWISE_UNLIKELY(hz == 0)) {
     hz = detail::backend::measure_counter_frequency();
     std::uint64_t expected = 0;
-    if (!detail::g_counter_hz.compare_exchange_strong(expected, hz, std::memory_order_relaxed)) hz = expected;
+    if (!detail::process().counter_hz.compare_exchange_strong(expected, hz, std::memory_order_relaxed)) hz = expected;
   }
   return hz;
 }
@@ -137,7 +134,7 @@ inline std::uint64_t counter_frequency() noexcept {
 // Installs a counter frequency measured elsewhere (a calibration profile). Zero is refused.
 inline bool set_counter_frequency(std::uint64_t hz) noexcept {
   if (hz == 0) return false;
-  detail::g_counter_hz.store(hz, std::memory_order_relaxed);
+  detail::process().counter_hz.store(hz, std::memory_order_relaxed);
   return true;
 }
 

@@ -26,12 +26,14 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <string_view>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/process_state.hpp"
 
 namespace spinwise {
 
@@ -171,21 +173,17 @@ struct stats_class_record {
   }
 };
 
-inline std::atomic<stats_class_record*> g_stats_classes{nullptr};
-
-inline void register_stats_class(stats_class_record* r) noexcept {
-  stats_class_record* head = g_stats_classes.load(std::memory_order_relaxed);
-  do {
-    r->next = head;
-    // (head) h -> r; release pairs with the acquire in for_each_stats_class.
-  } while (
-      !g_stats_classes.compare_exchange_weak(head, r, std::memory_order_release, std::memory_order_relaxed));
+// The classes of the process, newest first: process().stats_classes (detail/process_state.hpp),
+// one list for every module of the process. Records are published under their class name, so
+// two modules (or two types) naming the same class share one record.
+inline stats_class_record* stats_classes_head() noexcept {
+  return static_cast<stats_class_record*>(process().stats_classes.load(std::memory_order_acquire));
 }
 
 // Folds a thread's shards into their classes' retired totals when the thread exits.
-// Set once a thread's exit hook has run: a lock taken later in that thread's teardown (another
-// thread_local's destructor) records into the class's overflow block instead of a freed shard.
-inline thread_local bool t_stats_thread_exiting = false;
+// this_thread_state().stats_exiting is set once a thread's exit hook has run: a lock taken later
+// in that thread's teardown (another thread_local's destructor) records into the class's overflow
+// block instead of a freed shard.
 
 struct stats_thread_exit {
   struct entry {
@@ -208,7 +206,7 @@ struct stats_thread_exit {
   }
 
   ~stats_thread_exit() {
-    t_stats_thread_exiting = true;
+    this_thread_state().stats_exiting = true;
     for (std::size_t i = 0; i < n; ++i) {
       *entries[i].slot = nullptr;
       stats_class_record& c = *entries[i].cls;
@@ -230,7 +228,7 @@ struct stats_thread_exit {
 // Gives the calling thread a shard of class `c` and stores it in *slot; nullptr when the thread is
 // exiting or memory is short (the caller then records into the class's overflow block).
 SPINWISE_COLD inline stats_shard* attach_shard(stats_class_record& c, stats_shard** slot) noexcept {
-  if (t_stats_thread_exiting) return nullptr;
+  if (this_thread_state().stats_exiting) return nullptr;
   thread_local stats_thread_exit exit_hook;
   auto* s = new (std::nothrow) stats_shard;
   if (s == nullptr) return nullptr;
@@ -245,12 +243,24 @@ SPINWISE_COLD inline stats_shard* attach_shard(stats_class_record& c, stats_shar
   return s;
 }
 
-// A class record lives until the process ends, never destroyed: threads still running during
-// static destruction may record into it.
-inline stats_class_record* make_stats_class(void* storage, std::string_view name) noexcept {
-  auto* r = new (storage) stats_class_record(name);
-  register_stats_class(r);
-  return r;
+// The record of the class `name`, created and listed by the first module that asks. A record
+// lives until the process ends, never destroyed: threads still running during static destruction
+// may record into it. Out of memory: this module's `fallback`, unlisted.
+SPINWISE_COLD inline stats_class_record* find_stats_class(std::string_view name, void* fallback) noexcept {
+  void* r = find_object(kStatsClassObject, name, [name]() noexcept -> void* {
+    // The name is copied: the module that named the class first may be unloaded.
+    const char* copy = copy_key(name);
+    auto* rec = copy == nullptr ? nullptr : new (std::nothrow) stats_class_record(std::string_view(copy, name.size()));
+    if (rec == nullptr) {
+      std::free(const_cast<char*>(copy));
+      return nullptr;
+    }
+    // Listed under lists_lock (held by find_object), published with release for the readers.
+    rec->next = stats_classes_head();
+    process().stats_classes.store(rec, std::memory_order_release);
+    return rec;
+  });
+  return r != nullptr ? static_cast<stats_class_record*>(r) : new (fallback) stats_class_record(name);
 }
 
 }  // namespace detail
@@ -258,8 +268,7 @@ inline stats_class_record* make_stats_class(void* storage, std::string_view name
 // Calls f(name, totals) for every lock class used so far in this process.
 template <class F>
 void for_each_stats_class(F&& f) {
-  for (detail::stats_class_record* r = detail::g_stats_classes.load(std::memory_order_acquire); r != nullptr;
-       r = r->next) {
+  for (detail::stats_class_record* r = detail::stats_classes_head(); r != nullptr; r = r->next) {
     f(r->name, r->collect());
   }
 }
@@ -267,8 +276,7 @@ void for_each_stats_class(F&& f) {
 // Forgets the maximum wait of every class (the reset of the runtime's report uses it; the other
 // counters are reset there by keeping a baseline, since only their owning threads write them).
 inline void reset_max_waits() noexcept {
-  for (detail::stats_class_record* r = detail::g_stats_classes.load(std::memory_order_acquire); r != nullptr;
-       r = r->next) {
+  for (detail::stats_class_record* r = detail::stats_classes_head(); r != nullptr; r = r->next) {
     r->max_wait_ticks.store(0, std::memory_order_relaxed);
   }
 }
@@ -286,8 +294,8 @@ struct class_stats {
   static constexpr bool enabled = true;
 
   static detail::stats_class_record& record() noexcept {
-    alignas(detail::stats_class_record) static unsigned char storage[sizeof(detail::stats_class_record)];
-    static detail::stats_class_record* const r = detail::make_stats_class(storage, Class::name);
+    alignas(detail::stats_class_record) static unsigned char fallback[sizeof(detail::stats_class_record)];
+    static detail::stats_class_record* const r = detail::find_stats_class(Class::name, fallback);
     return *r;
   }
 

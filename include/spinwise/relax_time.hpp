@@ -22,21 +22,16 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/process_state.hpp"
 
 namespace spinwise {
 
-// CPUs a profile can describe. Larger CPU numbers use the profile's fallback value.
-inline constexpr std::size_t kMaxRelaxCpus = 1024;
-
 namespace detail {
 
-inline constexpr std::size_t kRelaxKinds = 7;
-
-// 0 = unknown. Written by install_relax_ns / clear_relax_ns, read on the slow path of a wait.
-inline std::atomic<float> g_relax_ns_cpu[kMaxRelaxCpus];
-inline std::atomic<float> g_relax_ns_fallback{0.0f};                 // the profile's value for other CPUs
-inline std::atomic<std::uint8_t> g_relax_ns_kind{kRelaxUnresolved};  // the kind the table describes
-inline std::atomic<float> g_relax_ns_quick[kRelaxKinds];             // quick measurement, per kind
+// The table lives in process() (detail/process_state.hpp): relax_ns_cpu[], 0 = unknown, written by
+// install_relax_ns / clear_relax_ns and read on the slow path of a wait; relax_ns_fallback, the
+// profile's value for other CPUs; relax_ns_kind, the kind the table describes; relax_ns_quick[],
+// the quick measurement per kind. kMaxRelaxCpus is defined there too.
 
 inline int current_cpu() noexcept {
 #if defined(__linux__)
@@ -80,16 +75,16 @@ inline double quick_relax_ns(relax_kind kind) noexcept {
 inline double relax_ns_here() noexcept {
   const relax_kind kind = active_relax();
   const auto k = static_cast<std::uint8_t>(kind);
-  if (detail::g_relax_ns_kind.load(std::memory_order_acquire) == k) {
+  if (detail::process().relax_ns_kind.load(std::memory_order_acquire) == k) {
     const int cpu = detail::current_cpu();
     if (cpu >= 0 && static_cast<std::size_t>(cpu) < kMaxRelaxCpus) {
-      const float v = detail::g_relax_ns_cpu[cpu].load(std::memory_order_relaxed);
+      const float v = detail::process().relax_ns_cpu[cpu].load(std::memory_order_relaxed);
       if (v > 0.0f) return v;
     }
-    const float f = detail::g_relax_ns_fallback.load(std::memory_order_relaxed);
+    const float f = detail::process().relax_ns_fallback.load(std::memory_order_relaxed);
     if (f > 0.0f) return f;
   }
-  std::atomic<float>& quick = detail::g_relax_ns_quick[k % detail::kRelaxKinds];
+  std::atomic<float>& quick = detail::process().relax_ns_quick[k % detail::kRelaxKinds];
   float q = quick.load(std::memory_order_relaxed);
   if (SPINWISE_UNLIKELY(q == 0.0f)) {
     q = static_cast<float>(quick_relax_ns(kind));
@@ -116,24 +111,24 @@ inline bool install_relax_ns(relax_kind kind, const double* ns_by_cpu, std::size
     if (ns_by_cpu[i] != 0.0 && !detail::plausible_relax_ns(ns_by_cpu[i])) return false;
   }
   // Readers check the kind first: hide the table while it changes.
-  detail::g_relax_ns_kind.store(detail::kRelaxUnresolved, std::memory_order_relaxed);
+  detail::process().relax_ns_kind.store(detail::kRelaxUnresolved, std::memory_order_relaxed);
   for (std::size_t i = 0; i < kMaxRelaxCpus; ++i) {
-    detail::g_relax_ns_cpu[i].store(i < cpus ? static_cast<float>(ns_by_cpu[i]) : 0.0f,
+    detail::process().relax_ns_cpu[i].store(i < cpus ? static_cast<float>(ns_by_cpu[i]) : 0.0f,
                                     std::memory_order_relaxed);
   }
-  detail::g_relax_ns_fallback.store(static_cast<float>(fallback_ns), std::memory_order_relaxed);
-  detail::g_relax_ns_kind.store(static_cast<std::uint8_t>(kind), std::memory_order_release);
+  detail::process().relax_ns_fallback.store(static_cast<float>(fallback_ns), std::memory_order_relaxed);
+  detail::process().relax_ns_kind.store(static_cast<std::uint8_t>(kind), std::memory_order_release);
   return true;
 }
 
 // Forgets an installed table; waits go back to the quick measurement.
 inline void clear_relax_ns() noexcept {
-  detail::g_relax_ns_kind.store(detail::kRelaxUnresolved, std::memory_order_release);
+  detail::process().relax_ns_kind.store(detail::kRelaxUnresolved, std::memory_order_release);
 }
 
 // True when a table for the active relax kind is installed.
 inline bool relax_ns_installed() noexcept {
-  return detail::g_relax_ns_kind.load(std::memory_order_acquire) == static_cast<std::uint8_t>(active_relax());
+  return detail::process().relax_ns_kind.load(std::memory_order_acquire) == static_cast<std::uint8_t>(active_relax());
 }
 
 }  // namespace spinwise

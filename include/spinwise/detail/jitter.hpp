@@ -13,15 +13,16 @@
 #include <cstdint>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/process_state.hpp"
 
 namespace spinwise::detail {
 
 inline constexpr std::uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ull;
 
-// 0 = not seeded yet. Constant-initialized, so access needs no TLS init guard.
-inline thread_local std::uint64_t t_jitter_state = 0;
-// Touched once per thread (at its first randomized delay), never on the spin path.
-inline std::atomic<std::uint64_t> g_jitter_streams{0};
+// The calling thread's state is this_thread_state().jitter (0 = not seeded yet; constant-
+// initialized, so access needs no TLS init guard), shared by every module of the process
+// (detail/process_state.hpp). process().jitter_streams counts seeded threads: touched once per
+// thread, at its first randomized delay, never on the spin path.
 
 // splitmix64's output function (Steele, Lea, Flood 2014): a bijection with full avalanche.
 constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
@@ -31,18 +32,19 @@ constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
 }
 
 SPINWISE_COLD inline std::uint64_t jitter_seed_here() noexcept {
-  const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&t_jitter_state));
-  const std::uint64_t stream = g_jitter_streams.fetch_add(1, std::memory_order_relaxed);
+  const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&this_thread_state()));
+  const std::uint64_t stream = process().jitter_streams.fetch_add(1, std::memory_order_relaxed);
   const auto clock = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return mix64(addr ^ mix64(stream * kGoldenGamma + clock)) | 1u;
 }
 
 // The next 64 random bits of the calling thread's sequence.
 inline std::uint64_t jitter_next() noexcept {
-  std::uint64_t s = t_jitter_state;
+  std::uint64_t& state = this_thread_state().jitter;
+  std::uint64_t s = state;
   if (SPINWISE_UNLIKELY(s == 0)) s = jitter_seed_here();
   s += kGoldenGamma;
-  t_jitter_state = s;  // wraps to 0 once in 2^64 draws: the next draw then reseeds, harmlessly
+  state = s;  // wraps to 0 once in 2^64 draws: the next draw then reseeds, harmlessly
   return mix64(s);
 }
 
@@ -59,7 +61,7 @@ namespace spinwise {
 // Seeds the calling thread's spin-jitter generator: the same seed gives the same sequence of
 // randomized delays on this thread. Any value is valid (0 is mapped to a fixed non-zero state).
 inline void seed_spin_jitter(std::uint64_t seed) noexcept {
-  detail::t_jitter_state = seed != 0 ? seed : detail::kGoldenGamma;
+  detail::this_thread_state().jitter = seed != 0 ? seed : detail::kGoldenGamma;
 }
 
 }  // namespace spinwise

@@ -7,8 +7,8 @@
 //   bit  63..63  62..60        59..40     39..20     19..0
 //        unused  set[2..0]     field 2    field 1    field 0
 //
-// The process-wide word (g_knobs<Spec>) always holds every field and no set bits. An override
-// word (g_knob_override<Spec, Tag>) holds set bit i when Tag overrides field i; a field whose bit
+// The process-wide word (knob_slot<Spec, void>) always holds every field and no set bits. An
+// override word (knob_slot<Spec, Tag>) holds set bit i when Tag overrides field i; a field whose bit
 // is clear is read from the process-wide word.
 // Invariant: every field a word holds (all of a global word, the set ones of an override) is
 // within its Spec bounds, which all fit in 20 bits; the values a waiter sees (a global word, or an
@@ -19,6 +19,7 @@
 // Readers take one relaxed load (two with an override), once per spin round: no ordering is
 // needed because a knob only shapes how long a waiter waits, never what it may read. Each word
 // sits on its own cache-line pair, so writers elsewhere never bounce a spinner's line.
+// The words are process-wide across shared objects: see knob_slot below.
 
 #include <atomic>
 #include <cstddef>
@@ -28,6 +29,7 @@
 #include <type_traits>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/process_state.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise {
@@ -83,19 +85,40 @@ constexpr std::uint64_t knob_merge(std::uint64_t o, std::uint64_t g) noexcept {
   return (o & take) | (g & ~take & ((std::uint64_t{1} << kKnobSetShift) - 1));
 }
 
-template <class Spec>
-alignas(kCacheLinePad) inline std::atomic<std::uint64_t> g_knobs{knob_default_word<Spec>()};
+// Where the words live: a named slot in the process-wide state (detail/process_state.hpp), so that
+// every module of the process (a plugin built with -fvisibility=hidden, one loaded with
+// dlopen(RTLD_LOCAL)) reads and writes the same word. The key is the signature of
+// knob_key<Spec, Tag>; each module finds the slot once and caches its address.
 template <class Spec, class Tag>
-alignas(kCacheLinePad) inline std::atomic<std::uint64_t> g_knob_override{0};
+struct knob_key {};
+
+template <class Spec, class Tag>
+SPINWISE_COLD std::atomic<std::uint64_t>* find_knob_word() noexcept {
+  constexpr std::string_view key = type_signature<knob_key<Spec, Tag>>();
+  constexpr std::uint64_t initial = std::is_void_v<Tag> ? knob_default_word<Spec>() : 0;
+  std::atomic<std::uint64_t>* shared = nullptr;
+  if constexpr (!names_type_without_linkage(key)) shared = find_slot(key, initial);
+  if (shared != nullptr) return shared;
+  // A Tag no other module can name (or no memory for a slot): this module's own word.
+  alignas(kCacheLinePad) static std::atomic<std::uint64_t> local{initial};
+  return &local;
+}
+
+// Spec's process-wide word (Tag = void) or Tag's override word.
+template <class Spec, class Tag>
+SPINWISE_ALWAYS_INLINE std::atomic<std::uint64_t>& knob_slot() noexcept {
+  static std::atomic<std::uint64_t>* const word = find_knob_word<Spec, Tag>();
+  return *word;
+}
 
 // The knobs a waiter of policy family Spec with tag Tag uses now.
 template <class Spec, class Tag>
 SPINWISE_ALWAYS_INLINE std::uint64_t knob_word() noexcept {
-  const std::uint64_t g = g_knobs<Spec>.load(std::memory_order_relaxed);
+  const std::uint64_t g = knob_slot<Spec, void>().load(std::memory_order_relaxed);
   if constexpr (std::is_void_v<Tag>) {
     return g;
   } else {
-    const std::uint64_t o = g_knob_override<Spec, Tag>.load(std::memory_order_relaxed);
+    const std::uint64_t o = knob_slot<Spec, Tag>().load(std::memory_order_relaxed);
     return SPINWISE_LIKELY(o == 0) ? g : knob_merge(o, g);
   }
 }
@@ -134,9 +157,9 @@ struct knob_api {
   // Process-wide: back to the documented defaults. Tag: drop every override of this Tag.
   static void reset() noexcept {
     if constexpr (std::is_void_v<Tag>) {
-      g_knobs<Spec>.store(knob_default_word<Spec>(), std::memory_order_relaxed);
+      knob_slot<Spec, void>().store(knob_default_word<Spec>(), std::memory_order_relaxed);
     } else {
-      g_knob_override<Spec, Tag>.store(0, std::memory_order_relaxed);
+      knob_slot<Spec, Tag>().store(0, std::memory_order_relaxed);
     }
   }
 
@@ -169,7 +192,7 @@ struct knob_api {
     if constexpr (std::is_void_v<Tag>) {
       return false;
     } else {
-      return g_knob_override<Spec, Tag>.load(std::memory_order_relaxed) != 0;
+      return knob_slot<Spec, Tag>().load(std::memory_order_relaxed) != 0;
     }
   }
 
@@ -181,13 +204,7 @@ struct knob_api {
   }
 
  private:
-  static std::atomic<std::uint64_t>& word() noexcept {
-    if constexpr (std::is_void_v<Tag>) {
-      return g_knobs<Spec>;
-    } else {
-      return g_knob_override<Spec, Tag>;
-    }
-  }
+  static std::atomic<std::uint64_t>& word() noexcept { return knob_slot<Spec, Tag>(); }
 
   static std::size_t index_of(std::string_view name) noexcept {
     std::size_t i = 0;
@@ -216,7 +233,7 @@ struct knob_api {
         // A field tied to one being set is overridden too, at the value the Tag sees now: the
         // rule is then checked on the Tag's own values, which no global change can move.
         if (which & knob_tied<Spec>::value) {
-          const std::uint64_t seen = knob_merge(cur, g_knobs<Spec>.load(std::memory_order_relaxed));
+          const std::uint64_t seen = knob_merge(cur, knob_slot<Spec, void>().load(std::memory_order_relaxed));
           for (std::size_t i = 0; i < Spec::kCount; ++i) {
             if ((knob_tied<Spec>::value >> i & 1u) && !(next & knob_set_bit(i))) {
               next = knob_put(next, i, knob_get(seen, i)) | knob_set_bit(i);
@@ -227,7 +244,7 @@ struct knob_api {
       // Cross-field rules (exp_backoff: min <= max) hold on the values a waiter would see.
       std::uint64_t effective = next;
       if constexpr (!std::is_void_v<Tag>)
-        effective = knob_merge(next, g_knobs<Spec>.load(std::memory_order_relaxed));
+        effective = knob_merge(next, knob_slot<Spec, void>().load(std::memory_order_relaxed));
       if (const char* e = Spec::cross_check(effective)) return {std::errc::invalid_argument, e};
       if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return {};
     }
