@@ -1,0 +1,71 @@
+#pragma once
+// How sure a repeated measurement is: the median of the repeats with its confidence interval, and
+// whether two settings measured interleaved differ by more than their noise (spinwise::runtime).
+//
+// Internal to spinwise's tools (spinwise-stress, spinwise-bench's report), installed with the
+// runtime without a stability promise.
+//
+// The median's interval is distribution-free (order statistics): for n sorted repeats x(1..n) the
+// interval [x(k), x(n+1-k)] holds the true median with probability
+//
+//   coverage(k) = 1 - 2 P(Binomial(n, 1/2) < k),
+//
+// and we take the largest k whose coverage is at least the confidence asked for (95%). Below six
+// repeats no k reaches 95% (five give 93.75% for min..max): the interval is then min..max and
+// `coverage` says what it is worth. No assumption about the shape of the noise, which on these
+// machines is not normal (a preempted holder makes one run in five slow).
+//
+// Two settings A and B are compared by the ratio of their medians, B/A, with a percentile
+// bootstrap interval (each sample resampled with replacement, the ratio of the resampled medians,
+// its 2.5% and 97.5% quantiles; 4000 resamples from a fixed seed, so the same runs give the same
+// verdict). The difference is "beyond the noise" when that interval excludes 1 and, with fewer
+// than six runs on a side, the two samples' ranges do not overlap either (the bootstrap of tiny
+// samples is optimistic; disjoint ranges are what an experimenter demands of three to five runs
+// each). Otherwise: "within noise".
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace spinwise::runtime {
+
+struct median_interval {
+  std::size_t n = 0;                    // finite repeats
+  double median = 0, min = 0, max = 0;  // type 7 median (order_stats.hpp), extremes
+  double lo = 0, hi = 0;                // the interval [x(k), x(n+1-k)]
+  double coverage = 0;                  // its probability of holding the true median (0 for n = 0)
+};
+
+// Of a sample in any order; non-finite values dropped. `confidence` in (0, 1).
+median_interval median_ci(std::vector<double> sample, double confidence = 0.95);
+
+// The coverage of [x(k), x(n+1-k)] for n repeats (1 <= k <= (n+1)/2); 0 outside.
+double order_interval_coverage(std::size_t n, std::size_t k) noexcept;
+
+enum class difference : std::uint8_t {
+  within_noise = 0,  // the interval of B/A holds 1 (or, below six runs a side, the ranges overlap)
+  higher = 1,        // B beyond the noise above A
+  lower = 2,         // B beyond the noise below A
+  insufficient = 3,  // fewer than 2 repeats on a side, or a median of A that is 0
+};
+std::string_view to_string(difference d) noexcept;
+
+struct ratio_interval {
+  double ratio = 0;   // median(B) / median(A)
+  double lo = 0, hi = 0;  // bootstrap percentile interval of the ratio
+  double confidence = 0;
+  difference verdict = difference::insufficient;
+};
+
+// B/A with its interval and verdict. `seed` fixes the resampling.
+ratio_interval compare_medians(const std::vector<double>& a, const std::vector<double>& b,
+                               double confidence = 0.95, std::uint64_t seed = 0x5eed,
+                               std::size_t resamples = 4000);
+
+// The run order that interleaves `settings` settings over `repeats` rounds: round r runs every
+// setting once (0, 1, ..., k-1 in round 0), each later round in a fresh order drawn from `seed`
+// (seed 0: the same order every round, A B A B ...). Returns setting indices, repeats * settings long.
+std::vector<std::size_t> interleaved_order(std::size_t settings, std::size_t repeats, std::uint64_t seed);
+
+}  // namespace spinwise::runtime

@@ -1,0 +1,129 @@
+#include "spinwise/runtime/uncertainty.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "spinwise/runtime/order_stats.hpp"
+
+namespace spinwise::runtime {
+namespace {
+
+// splitmix64 (Steele, Lea, Flood 2014): the resampling's generator, fixed by the seed.
+struct splitmix {
+  std::uint64_t s;
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::size_t below(std::size_t n) noexcept {  // uniform in [0, n), n < 2^32
+    return static_cast<std::size_t>(((next() >> 32) * n) >> 32);
+  }
+};
+
+// P(Binomial(n, 1/2) < k), summed in logs (n up to thousands without overflow).
+double binomial_below(std::size_t n, std::size_t k) noexcept {
+  double p = 0;
+  for (std::size_t i = 0; i < k && i <= n; ++i) {
+    const double log_choose = std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+                              std::lgamma(static_cast<double>(n - i) + 1);
+    p += std::exp(log_choose - static_cast<double>(n) * std::log(2.0));
+  }
+  return p;
+}
+
+double resampled_median(const std::vector<double>& sorted, splitmix& rng, std::vector<double>& scratch) {
+  scratch.resize(sorted.size());
+  for (double& v : scratch) v = sorted[rng.below(sorted.size())];
+  return quantile_in_place(scratch, 0.5);
+}
+
+}  // namespace
+
+double order_interval_coverage(std::size_t n, std::size_t k) noexcept {
+  if (n == 0 || k == 0 || 2 * k > n + 1) return 0;
+  return std::max(0.0, 1.0 - 2.0 * binomial_below(n, k));
+}
+
+median_interval median_ci(std::vector<double> sample, double confidence) {
+  const std::vector<double> x = sorted_sample(std::move(sample));
+  median_interval m;
+  m.n = x.size();
+  if (x.empty()) return m;
+  m.median = median_sorted(x);
+  m.min = x.front();
+  m.max = x.back();
+  // The largest k (1-based rank) whose interval still covers `confidence`; k = 1 is min..max.
+  std::size_t k = 1;
+  while (2 * (k + 1) <= m.n + 1 && order_interval_coverage(m.n, k + 1) >= confidence) ++k;
+  m.lo = x[k - 1];
+  m.hi = x[m.n - k];
+  m.coverage = order_interval_coverage(m.n, k);
+  return m;
+}
+
+std::string_view to_string(difference d) noexcept {
+  switch (d) {
+    case difference::within_noise: return "within noise";
+    case difference::higher: return "higher, beyond noise";
+    case difference::lower: return "lower, beyond noise";
+    case difference::insufficient: return "too few runs to judge";
+  }
+  return "?";
+}
+
+ratio_interval compare_medians(const std::vector<double>& a_in, const std::vector<double>& b_in, double confidence,
+                               std::uint64_t seed, std::size_t resamples) {
+  const std::vector<double> a = sorted_sample(a_in);
+  const std::vector<double> b = sorted_sample(b_in);
+  ratio_interval r;
+  r.confidence = confidence;
+  if (a.size() < 2 || b.size() < 2) return r;
+  const double ma = median_sorted(a);
+  if (!(ma != 0)) return r;
+  r.ratio = median_sorted(b) / ma;
+  splitmix rng{seed};
+  std::vector<double> ratios;
+  ratios.reserve(resamples);
+  std::vector<double> scratch;
+  for (std::size_t i = 0; i < resamples; ++i) {
+    const double ra = resampled_median(a, rng, scratch);
+    const double rb = resampled_median(b, rng, scratch);
+    if (ra != 0) ratios.push_back(rb / ra);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double tail = (1.0 - confidence) / 2.0;
+  r.lo = quantile_sorted(ratios, tail);
+  r.hi = quantile_sorted(ratios, 1.0 - tail);
+  // Below six runs a side the bootstrap is optimistic: demand disjoint ranges too.
+  const bool few = a.size() < 6 || b.size() < 6;
+  const bool disjoint_above = !few || b.front() > a.back();
+  const bool disjoint_below = !few || b.back() < a.front();
+  if (r.lo > 1.0 && disjoint_above) {
+    r.verdict = difference::higher;
+  } else if (r.hi < 1.0 && disjoint_below) {
+    r.verdict = difference::lower;
+  } else {
+    r.verdict = difference::within_noise;
+  }
+  return r;
+}
+
+std::vector<std::size_t> interleaved_order(std::size_t settings, std::size_t repeats, std::uint64_t seed) {
+  std::vector<std::size_t> order;
+  order.reserve(settings * repeats);
+  std::vector<std::size_t> round(settings);
+  std::iota(round.begin(), round.end(), std::size_t{0});
+  splitmix rng{seed};
+  for (std::size_t r = 0; r < repeats; ++r) {
+    if (seed != 0 && r > 0) {  // Fisher-Yates
+      for (std::size_t i = settings; i > 1; --i) std::swap(round[i - 1], round[rng.below(i)]);
+    }
+    order.insert(order.end(), round.begin(), round.end());
+  }
+  return order;
+}
+
+}  // namespace spinwise::runtime
