@@ -1,37 +1,409 @@
 #!/usr/bin/env python3
-"""Turns one spinwise-bench JSON run into a markdown report and PNG plots.
+"""Turns one spinwise-bench run into a markdown report, PNG plots and a compact summary.
 
-    bench/micro/report.py RUN.json [--out DIR] [--no-plots]
+    bench/micro/report.py RUN.json|summary.json [--out DIR] [--no-plots]
 
-Writes DIR/report.md (DIR defaults to the JSON's folder) and DIR/plots/*.png (gnuplot).
+Reads Google Benchmark's JSON from spinwise-bench (--benchmark_out=RUN.json
+--benchmark_out_format=json), or a summary.json this script wrote, and writes DIR/report.md,
+DIR/summary.json and DIR/plots/*.png (DIR defaults to the input's folder).
+
 Every figure in the tables is a ratio against a lock measured in the same run: against
 std::mutex (std::shared_mutex in the rw tables) and against the best peer of that scenario.
 Ratios are speed-ups: above 1 means better than the reference, whatever the unit (time, latency
-or throughput). Where a run has repetitions, each figure is the median of them.
+or throughput). Each is the ratio of the medians of the run's repetitions with its 95% interval,
+and each target is judged against that interval: met, not met, or within noise. The rule is
+spinwise's own (include/spinwise/runtime/uncertainty.hpp, ported below), so this report and
+spinwise-stress --compare say the same thing about the same runs.
+
+summary.json holds, per benchmark, the repetitions of every metric the report reads (six
+significant digits), the headline metric's median, extremes and interval, and the run's context,
+in well under a megabyte; the report made from it is the report made from the run.
 
 Python 3 standard library only; gnuplot (Debian: gnuplot-nox) for the plots.
 """
 
 import argparse
+import functools
 import json
 import math
 import os
 import shutil
-import statistics
 import subprocess
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict, namedtuple
 
 EXCLUSIVE_REF = "std::mutex"
 SHARED_REF = "std::shared_mutex"
 SCENARIOS = ("uncontended", "uncontended_shared", "handoff", "contended", "rw")
-CONTENDED_COUNTERS = ("acq_per_s", "fair_cov", "fair_min", "fair_max", "cpu_ns_per_acq", "csw_per_acq")
+PARAMS = ("cs_ns", "local_ns", "read_pct")
+
+# What the report reads of each scenario, headline first, and the headline's unit. Nothing else
+# goes into summary.json, and a report from run.json reads only this too: the two are the same.
+METRICS = {
+    "uncontended": ("real_ns",),
+    "uncontended_shared": ("real_ns",),
+    "handoff": ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "capped"),
+    "contended": ("acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"),
+    "rw": ("acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"),
+}
+UNITS = {"real_ns": "ns per lock+unlock", "p50_ns": "ns", "acq_per_s": "acquisitions/s"}
+SUMMARY_FORMAT = "spinwise-bench-summary"
+SUMMARY_VERSION = 1
+DIGITS = 6  # significant digits kept per value: far below any run's noise
 
 
 class ReportError(Exception):
     pass
 
 
+# -- uncertainty: include/spinwise/runtime/uncertainty.hpp + src/uncertainty.cpp, ported ---------
+# The median of n repeats with the distribution-free interval [x(k), x(n+1-k)] of largest k whose
+# coverage 1 - 2 P(Binomial(n, 1/2) < k) is at least 95% (min..max below six repeats, at its true
+# coverage); B/A as the ratio of medians with a percentile bootstrap interval (4000 resamples, a
+# fixed seed) and a verdict: beyond the noise when the interval excludes 1 and, with fewer than
+# six runs a side, the two ranges do not overlap either; else within noise. Quantiles are type 7
+# (runtime/order_stats.hpp), and the resampling draws from the same generator with the same seed
+# in the same order (splitmix64), so the intervals and verdicts are the C++'s to the last digit.
+
+CONFIDENCE = 0.95
+SEED = 0x5EED
+RESAMPLES = 4000
+FEW_RUNS = 6  # below this many runs a side the bootstrap is optimistic: ranges must not overlap
+
+WITHIN_NOISE = "within noise"
+HIGHER = "higher, beyond noise"
+LOWER = "lower, beyond noise"
+INSUFFICIENT = "too few runs to judge"
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def sorted_sample(values):
+    """Ascending, non-finite values dropped."""
+    return sorted(float(v) for v in values if is_number(v) and math.isfinite(v))
+
+
+def _position(n, q):
+    """Type 7's position h = q (n - 1): the lower rank and the weight of the next one."""
+    q = 0.0 if math.isnan(q) else min(max(q, 0.0), 1.0)
+    h = q * (n - 1)
+    lo = min(int(h), n - 1)
+    return lo, h - lo
+
+
+def _interpolate(lo, hi, frac):
+    return lo + frac * (hi - lo) if frac > 0 else lo
+
+
+def quantile_sorted(x, q):
+    n = len(x)
+    if n == 0:
+        return 0.0
+    lo, frac = _position(n, q)
+    return _interpolate(x[lo], x[lo + 1], frac) if lo + 1 < n else x[lo]
+
+
+def median_sorted(x):
+    return quantile_sorted(x, 0.5)
+
+
+def median(values):
+    return median_sorted(sorted_sample(values))
+
+
+def order_interval_coverage(n, k):
+    """Coverage of [x(k), x(n+1-k)] for n repeats (1 <= k <= (n+1)/2); 0 outside. Exact."""
+    if n == 0 or k == 0 or 2 * k > n + 1:
+        return 0.0
+    below = sum(math.comb(n, i) for i in range(min(k, n + 1)))
+    return max(0.0, 1.0 - 2 * below / 2 ** n)
+
+
+MedianInterval = namedtuple("MedianInterval", "n median min max lo hi coverage")
+
+
+def median_ci(sample, confidence=CONFIDENCE):
+    x = sorted_sample(sample)
+    n = len(x)
+    if n == 0:
+        return MedianInterval(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    k = 1  # the largest 1-based rank whose interval still covers `confidence`; 1 is min..max
+    while 2 * (k + 1) <= n + 1 and order_interval_coverage(n, k + 1) >= confidence:
+        k += 1
+    return MedianInterval(n, median_sorted(x), x[0], x[-1], x[k - 1], x[n - k], order_interval_coverage(n, k))
+
+
+RatioInterval = namedtuple("RatioInterval", "ratio lo hi confidence verdict")
+
+MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    """splitmix64 (Steele, Lea, Flood 2014), as src/uncertainty.cpp draws with it."""
+
+    __slots__ = ("s",)
+
+    def __init__(self, seed):
+        self.s = seed & MASK64
+
+    def next(self):
+        self.s = z = (self.s + 0x9E3779B97F4A7C15) & MASK64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        """Uniform in [0, n), n < 2^32."""
+        return ((self.next() >> 32) * n) >> 32
+
+
+@functools.lru_cache(maxsize=None)
+def _bootstrap_plan(na, nb, seed, resamples):
+    """The resampling of an na-run A and an nb-run B, as ((A's median ranks), (B's)) -> how many
+    resamples. A sorted sample drawn at indices i1..in and sorted is the sample at the sorted
+    indices, so a resample's median is fixed by its indices alone: the draws are made once per
+    shape and seed, and every comparison of that shape only looks up values. Same draws, same
+    order (A's n, then B's, per resample) as drawing the values themselves."""
+    rng = SplitMix64(seed)
+    lo_a, _ = _position(na, 0.5)
+    lo_b, _ = _position(nb, 0.5)
+
+    def ranks(idx, lo):
+        return idx[lo], idx[lo + 1] if lo + 1 < len(idx) else idx[lo]
+
+    plan = Counter()
+    for _ in range(resamples):
+        ia = sorted(rng.below(na) for _ in range(na))
+        ib = sorted(rng.below(nb) for _ in range(nb))
+        plan[(ranks(ia, lo_a), ranks(ib, lo_b))] += 1
+    return tuple(sorted(plan.items()))
+
+
+def _weighted_quantile(pairs, q):
+    """Type 7 quantile of the sorted multiset given as ascending (value, count) pairs."""
+    total = sum(c for _, c in pairs)
+    if total == 0:
+        return 0.0
+    lo, frac = _position(total, q)
+
+    def at(rank):
+        for v, c in pairs:
+            if rank < c:
+                return v
+            rank -= c
+        return pairs[-1][0]
+
+    return _interpolate(at(lo), at(lo + 1), frac) if lo + 1 < total else at(lo)
+
+
+def compare_medians(a_in, b_in, confidence=CONFIDENCE, seed=SEED, resamples=RESAMPLES):
+    """B/A: the ratio of medians, its percentile bootstrap interval and the verdict."""
+    a, b = sorted_sample(a_in), sorted_sample(b_in)
+    if len(a) < 2 or len(b) < 2:
+        return RatioInterval(0.0, 0.0, 0.0, confidence, INSUFFICIENT)
+    ma = median_sorted(a)
+    if ma == 0:
+        return RatioInterval(0.0, 0.0, 0.0, confidence, INSUFFICIENT)
+    ratio = median_sorted(b) / ma
+    _, fa = _position(len(a), 0.5)
+    _, fb = _position(len(b), 0.5)
+    ratios = []
+    for ((ia, ja), (ib, jb)), count in _bootstrap_plan(len(a), len(b), seed, resamples):
+        ra = _interpolate(a[ia], a[ja], fa)
+        if ra != 0:
+            ratios.append((_interpolate(b[ib], b[jb], fb) / ra, count))
+    ratios.sort()
+    tail = (1.0 - confidence) / 2.0
+    lo, hi = _weighted_quantile(ratios, tail), _weighted_quantile(ratios, 1.0 - tail)
+    few = len(a) < FEW_RUNS or len(b) < FEW_RUNS
+    disjoint_above = not few or b[0] > a[-1]
+    disjoint_below = not few or b[-1] < a[0]
+    if lo > 1.0 and disjoint_above:
+        verdict = HIGHER
+    elif hi < 1.0 and disjoint_below:
+        verdict = LOWER
+    else:
+        verdict = WITHIN_NOISE
+    return RatioInterval(ratio, lo, hi, confidence, verdict)
+
+
+# -- estimates the report prints and judges --------------------------------------------------
+# value with its interval [lo, hi]; range_lo..range_hi the ratio's extremes over the runs (A's max
+# against B's min and the reverse), which the rule demands clear of a bound below six runs
+# (`few`); `single`: one run on a side, no spread; verdict: against 1, as compare_medians says.
+Estimate = namedtuple("Estimate", "value lo hi range_lo range_hi few single verdict")
+
+MET, NOT_MET, NOISE, NOT_MEASURED = "met", "not met", "within noise", "not measured"
+ONE_RUN = " (one run: no spread)"
+
+
+def ratio_estimate(num, den):
+    """median(num) / median(den): compare_medians(den, num). None when a side is missing or 0."""
+    if not num or not den:
+        return None
+    return _ratio_estimate(tuple(num), tuple(den))
+
+
+@functools.lru_cache(maxsize=None)
+def _ratio_estimate(num, den):
+    mn, md = median(num), median(den)
+    if not mn or not md:
+        return None
+    value = mn / md
+    if len(num) < 2 or len(den) < 2:
+        return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
+    r = compare_medians(den, num)
+    d_lo, d_hi, n_lo, n_hi = min(den), max(den), min(num), max(num)
+    range_lo = n_lo / d_hi if d_hi > 0 else math.inf
+    range_hi = n_hi / d_lo if d_lo > 0 else math.inf
+    few = len(num) < FEW_RUNS or len(den) < FEW_RUNS
+    return Estimate(value, r.lo, r.hi, range_lo, range_hi, few, False, r.verdict)
+
+
+def scaled_estimate(sample, c):
+    """median(sample) / c for a constant c > 0, with the median's own interval (min..max below six
+    runs, so the range rule is in it already)."""
+    if not sample or not c or c <= 0:
+        return None
+    m = median_ci(sample)
+    if m.n == 0:
+        return None
+    value, lo, hi = m.median / c, m.lo / c, m.hi / c
+    if m.n < 2:
+        return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
+    verdict = HIGHER if lo > 1.0 else LOWER if hi < 1.0 else WITHIN_NOISE
+    return Estimate(value, lo, hi, m.min / c, m.max / c, m.n < FEW_RUNS, False, verdict)
+
+
+def geomean_estimate(pairs, confidence=CONFIDENCE, seed=SEED, resamples=RESAMPLES):
+    """The geometric mean over scenarios of median(num) / median(den), pairs = [(num, den)], with a
+    percentile bootstrap interval: every scenario resampled independently (den's runs, then num's,
+    per scenario, per resample), the geometric mean of the resampled ratios. It pools all the
+    scenarios' runs, so the bootstrap alone decides: the range rule is for fewer than six runs."""
+    pairs = [(sorted_sample(n), sorted_sample(d)) for n, d in pairs]
+    pairs = [(n, d) for n, d in pairs if n and d and median_sorted(n) > 0 and median_sorted(d) > 0]
+    if not pairs:
+        return None
+    value = math.exp(sum(math.log(median_sorted(n) / median_sorted(d)) for n, d in pairs) / len(pairs))
+    if any(len(n) < 2 or len(d) < 2 for n, d in pairs):
+        return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
+    rng = SplitMix64(seed)
+
+    def resampled_median(x):
+        return median_sorted(sorted(x[rng.below(len(x))] for _ in range(len(x))))
+
+    means = []
+    for _ in range(resamples):
+        s, ok = 0.0, True
+        for n, d in pairs:
+            rd, rn = resampled_median(d), resampled_median(n)
+            ok = ok and rd > 0 and rn > 0
+            s += math.log(rn / rd) if ok else 0.0
+        if ok:
+            means.append(math.exp(s / len(pairs)))
+    means.sort()
+    tail = (1.0 - confidence) / 2.0
+    lo, hi = quantile_sorted(means, tail), quantile_sorted(means, 1.0 - tail)
+    verdict = HIGHER if lo > 1.0 else LOWER if hi < 1.0 else WITHIN_NOISE
+    return Estimate(value, lo, hi, lo, hi, False, False, verdict)
+
+
+def judge(est, bound, at_least=True):
+    """A target `value >= bound` (at_least) or `value <= bound` against the estimate: met only if
+    the whole interval is on the right side (below six runs a side, the ranges too, as in the
+    verdict), not met only if it is wholly on the wrong side, else within noise."""
+    if est is None:
+        return NOT_MEASURED
+    if est.single:
+        ok = est.value >= bound if at_least else est.value <= bound
+        return (MET if ok else NOT_MET) + ONE_RUN
+    if at_least:
+        good = est.lo >= bound and (not est.few or est.range_lo >= bound)
+        bad = est.hi < bound and (not est.few or est.range_hi < bound)
+    else:
+        good = est.hi <= bound and (not est.few or est.range_hi <= bound)
+        bad = est.lo > bound and (not est.few or est.range_lo > bound)
+    return MET if good else NOT_MET if bad else NOISE
+
+
+def combine(judgements):
+    """A target over many cells: not met if one is, else within noise if one is, else met."""
+    js = [j for j in judgements if j != NOT_MEASURED]
+    if not js:
+        return NOT_MEASURED
+    suffix = ONE_RUN if any(j.endswith(ONE_RUN) for j in js) else ""
+    plain = {j[:-len(ONE_RUN)] if j.endswith(ONE_RUN) else j for j in js}
+    for worst in (NOT_MET, NOISE):
+        if worst in plain:
+            return worst + suffix
+    return MET + suffix
+
+
+# -- formatting --------------------------------------------------------------------------------
+def fmt(x, digits=3):
+    if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))):
+        return "–"
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 1e9:
+        return f"{x / 1e9:.{digits}g}G"
+    if a >= 1e6:
+        return f"{x / 1e6:.{digits}g}M"
+    if a >= 1e4:
+        return f"{x / 1e3:.{digits}g}k"
+    if a >= 1e3:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+def fmt_est(e, unit="x", mark=True, digits=2):
+    """`1.23x [1.10–1.31]`: the ratio and its interval (an en dash between its ends: no minus sign
+    or exponent can be mistaken for it); `≈` in front when within noise of 1."""
+    if e is None:
+        return "–"
+    if e.single:
+        return f"{e.value:.{digits}f}{unit}"
+    near = "≈" if mark and e.verdict == WITHIN_NOISE else ""
+    return f"{near}{e.value:.{digits}f}{unit} [{e.lo:.{digits}f}–{e.hi:.{digits}f}]"
+
+
+def fmt_target(e):
+    """A target's figure: three decimals, so that an interval's end never rounds onto the bound,
+    and the runs' ranges where they decided (fewer than six runs a side)."""
+    text = fmt_est(e, mark=False, digits=3)
+    if e is None or e.single or not e.few or f"[{e.range_lo:.3f}–{e.range_hi:.3f}]" in text:
+        return text  # three runs a side: the bootstrap interval is the runs' range
+    return f"{text}, runs {e.range_lo:.3f}–{e.range_hi:.3f}x"
+
+
+def fmt_ci(sample):
+    """`8.89 [8.80–9.01]`: the median and its order-statistics interval (min..max below six runs)."""
+    if not sample:
+        return "–"
+    m = median_ci(sample)
+    if m.n == 0:
+        return "–"
+    if m.n < 2:
+        return fmt(m.median)
+    return f"{fmt(m.median)} [{fmt(m.lo)}–{fmt(m.hi)}]"
+
+
+def param_text(params):
+    names = {"cs_ns": "critical section", "local_ns": "local work", "read_pct": "reads"}
+    out = []
+    for k, v in params:
+        out.append(f"{names[k]} {v}%" if k == "read_pct" else f"{names[k]} {v} ns")
+    return ", ".join(out)
+
+
+def param_slug(params):
+    return "_".join(f"{k.replace('_ns', '').replace('_pct', '')}{v}" for k, v in params)
+
+
+# -- input: Google Benchmark JSON or summary.json, both into one summary ------------------------
 def to_ns(value, unit):
     return value * {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
 
@@ -50,36 +422,39 @@ def parse_name(name):
         k, v = p.split(":", 1)
         if k == "threads":
             threads = int(v)
-        elif k in ("cs_ns", "local_ns", "read_pct"):
+        elif k in PARAMS:
             params.append((k, int(v)))
     return scenario, lock, tuple(params), threads
 
 
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise ReportError(f"{path}: cannot read a JSON benchmark run ({e})")
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise ReportError(f"{path}: no 'benchmarks' list; is this Google Benchmark JSON output?")
-    ctx = data.get("context", {})
-    kinds, fifo = {}, set()
-    for k, v in ctx.items():
-        if k.startswith("lock."):
-            name = k[len("lock."):]
-            kind, _, flag = v.partition(",")
-            kinds[name] = kind
-            if flag == "fifo":
-                fifo.add(name)
-    if not kinds:
-        raise ReportError(f"{path}: the context names no locks; was it written by spinwise-bench?")
+def rounded(v):
+    """DIGITS significant digits; integral values as ints (shorter JSON, the same numbers)."""
+    r = float(f"{float(v):.{DIGITS}g}")
+    return int(r) if r.is_integer() and abs(r) < 1e15 else r
 
-    # Group the iteration runs of one benchmark (repetitions) and keep each metric's median.
+
+def summary_entry(scenario, lock, params, threads, values):
+    """One benchmark of summary.json: the repetitions of each metric, the headline's statistics."""
+    headline = METRICS[scenario][0]
+    m = median_ci(values.get(headline, []))
+    entry = {"scenario": scenario, "lock": lock, "params": dict(params), "threads": threads,
+             "metric": headline, "unit": UNITS[headline], "n": m.n}
+    if m.n:
+        entry.update({"median": rounded(m.median), "min": m.min, "max": m.max, "interval": [m.lo, m.hi],
+                      "coverage": round(m.coverage, 4)})
+    entry["values"] = values
+    return entry
+
+
+def summarize_run(data, path):
+    """The summary of a Google Benchmark JSON run (its iteration entries; aggregates ignored)."""
+    ctx = data.get("context", {})
+    if not isinstance(ctx, dict) or not any(k.startswith("lock.") for k in ctx):
+        raise ReportError(f"{path}: the context names no locks; was it written by spinwise-bench?")
     runs = defaultdict(list)
-    errors = []
+    errors, expected = [], {}
     for b in data["benchmarks"]:
-        if b.get("run_type", "iteration") != "iteration":
+        if not isinstance(b, dict) or b.get("run_type", "iteration") != "iteration":
             continue
         if b.get("error_occurred"):
             errors.append(f"{b.get('name')}: {b.get('error_message', 'error')}")
@@ -88,67 +463,117 @@ def load(path):
         if parsed is None:
             continue
         runs[parsed].append(b)
+        expected[parsed] = b.get("repetitions", 1)
+    short = [f"{'/'.join([k[0], k[1]] + [f'{a}:{v}' for a, v in k[2]])}/threads:{k[3]}: "
+             f"{len(runs[k])} of {n}" for k, n in expected.items() if len(runs[k]) < n]
+    if short:
+        print(f"report.py: {len(short)} benchmarks have fewer repetitions than asked: "
+              + "; ".join(short[:5]), file=sys.stderr)
+    benchmarks = []
+    for key in sorted(runs, key=sort_key):
+        scenario, lock, params, threads = key
+        reps = sorted(runs[key], key=lambda r: r.get("repetition_index", 0))
+        values = {}
+        for metric in METRICS[scenario]:
+            if metric == "real_ns":
+                vals = [to_ns(r["real_time"], r.get("time_unit", "ns")) for r in reps if is_number(r.get("real_time"))]
+            else:
+                vals = [r[metric] for r in reps if is_number(r.get(metric))]
+            vals = [rounded(v) for v in vals if math.isfinite(v)]
+            if vals and not (metric == "capped" and not any(vals)):  # capped: only where it happened
+                values[metric] = vals
+        benchmarks.append(summary_entry(scenario, lock, params, threads, values))
+    if not benchmarks:
+        raise ReportError(f"{path}: no spinwise-bench results in it")
+    reps = max(e["n"] for e in benchmarks)
+    run = {"machine": f"{ctx.get('machine.cpu_model', '?')}, {ctx.get('num_cpus', '?')} CPUs "
+                      f"({ctx.get('machine.cpus_allowed', '?')} allowed), {ctx.get('machine.kernel', '?')}",
+           "date": ctx.get("date", "?"), "mode": ctx.get("bench.mode", "?"), "repetitions": reps}
+    return {"format": SUMMARY_FORMAT, "version": SUMMARY_VERSION,
+            "about": "spinwise-bench run summarised by bench/micro/report.py: per benchmark the repetitions "
+                     "of each metric the report reads, the headline metric's median, min, max and "
+                     f"order-statistics interval of the median (coverage given); {DIGITS} significant digits",
+            "source": os.path.basename(path), "run": run, "context": ctx, "errors": errors,
+            "benchmarks": benchmarks}
+
+
+def sort_key(key):
+    scenario, lock, params, threads = key
+    return SCENARIOS.index(scenario), lock, params, threads
+
+
+def load_input(path):
+    """The summary of `path`: a spinwise-bench JSON run or a summary.json."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: cannot read a JSON benchmark run ({e})")
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise ReportError(f"{path}: no 'benchmarks' list; is this Google Benchmark JSON output "
+                          "or a report.py summary.json?")
+    if data.get("format") != SUMMARY_FORMAT:
+        return summarize_run(data, path)
+    if data.get("version") != SUMMARY_VERSION:
+        raise ReportError(f"{path}: summary version {data.get('version')}; this report.py reads {SUMMARY_VERSION}")
+    if not isinstance(data.get("context"), dict):
+        raise ReportError(f"{path}: summary without a 'context' object")
+    return data
+
+
+def unpack(summary, path="summary"):
+    """(context, kinds, fifo, results, errors) of a summary; results: key -> {metric: [values]}."""
+    ctx = summary["context"]
+    kinds, fifo = {}, set()
+    for k, v in ctx.items():
+        if k.startswith("lock."):
+            name = k[len("lock."):]
+            kind, _, flag = str(v).partition(",")
+            kinds[name] = kind
+            if flag == "fifo":
+                fifo.add(name)
+    if not kinds:
+        raise ReportError(f"{path}: the context names no locks; was it written by spinwise-bench?")
     results = {}
-    for key, reps in runs.items():
-        m = {"real_ns": statistics.median(to_ns(r["real_time"], r.get("time_unit", "ns")) for r in reps),
-             "repetitions": len(reps)}
-        for c in set().union(*(r.keys() for r in reps)):
-            vals = [r[c] for r in reps if isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool)]
-            if c not in m and vals and c not in ("iterations", "real_time", "cpu_time", "threads",
-                                                 "repetitions", "repetition_index", "family_index",
-                                                 "per_family_instance_index"):
-                m[c] = statistics.median(vals)
-        results[key] = m
+    for i, e in enumerate(summary["benchmarks"]):
+        try:
+            scenario, lock, threads = e["scenario"], e["lock"], int(e["threads"])
+            params = tuple((k, int(v)) for k, v in e["params"].items())
+            values = {m: [float(v) for v in vals] for m, vals in e["values"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as ex:
+            raise ReportError(f"{path}: benchmark {i} is malformed ({ex!r})")
+        if scenario not in SCENARIOS:
+            raise ReportError(f"{path}: benchmark {i} has an unknown scenario '{scenario}'")
+        results[(scenario, lock, params, threads)] = values
     if not results:
         raise ReportError(f"{path}: no spinwise-bench results in it")
-    return ctx, kinds, fifo, results, errors
+    return ctx, kinds, fifo, results, list(summary.get("errors", []))
 
 
-def fmt(x, digits=3):
-    if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))):
-        return "–"
-    if x == 0:
-        return "0"
-    a = abs(x)
-    if a >= 1e9:
-        return f"{x / 1e9:.{digits}g}G"
-    if a >= 1e6:
-        return f"{x / 1e6:.{digits}g}M"
-    if a >= 1e4:
-        return f"{x / 1e3:.{digits}g}k"
-    if a >= 1e3:
-        return f"{x:.0f}"
-    return f"{x:.{digits}g}"
+def write_summary(path, summary):
+    """One benchmark a line: small diffs between runs, and still plain JSON."""
+    head = {k: v for k, v in summary.items() if k != "benchmarks"}
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)},")
+    lines.append('  "benchmarks": [')
+    bs = summary["benchmarks"]
+    for i, b in enumerate(bs):
+        comma = "," if i + 1 < len(bs) else ""
+        lines.append("    " + json.dumps(b, separators=(",", ":"), ensure_ascii=False) + comma)
+    lines += ["  ]", "}"]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
 
 
-def ratio(num, den):
-    if num is None or den is None or den == 0 or num == 0:
-        return None
-    return num / den
-
-
-def fmt_ratio(r):
-    return "–" if r is None else f"{r:.2f}x"
-
-
-def param_text(params):
-    names = {"cs_ns": "critical section", "local_ns": "local work", "read_pct": "reads"}
-    out = []
-    for k, v in params:
-        out.append(f"{names[k]} {v}%" if k == "read_pct" else f"{names[k]} {v} ns")
-    return ", ".join(out)
-
-
-def param_slug(params):
-    return "_".join(f"{k.replace('_ns', '').replace('_pct', '')}{v}" for k, v in params)
-
-
+# -- the report --------------------------------------------------------------------------------
 class Report:
     def __init__(self, ctx, kinds, fifo, results, errors):
         self.ctx, self.kinds, self.fifo, self.results, self.errors = ctx, kinds, fifo, results, errors
         self.lines = []
-        self.plots = []  # (path, title, ylabel, logscale, {lock: {threads: value}})
+        self.plots = []  # (path, title, ylabel, logscale, {lock: {threads: (median, lo, hi)}})
         self.cpus = int(ctx.get("machine.cpus_allowed", ctx.get("num_cpus", 0)) or 0)
+        self.reps = max((len(v) for m in results.values() for v in m.values()), default=0)
 
     def out(self, s=""):
         self.lines.append(s)
@@ -161,9 +586,18 @@ class Report:
         order = {"floor": 0, "spinwise": 1, "peer": 2}
         return sorted(names, key=lambda n: (order.get(self.kind(n), 3), n))
 
-    def get(self, scenario, lock, params, threads, metric):
+    def sample(self, scenario, lock, params, threads, metric):
+        """The repetitions of one metric of one benchmark, or None."""
         m = self.results.get((scenario, lock, params, threads))
-        return None if m is None else m.get(metric)
+        return None if m is None or not m.get(metric) else m[metric]
+
+    def get(self, scenario, lock, params, threads, metric):
+        """The median of the repetitions, or None."""
+        s = self.sample(scenario, lock, params, threads, metric)
+        return None if s is None else median(s)
+
+    def capped(self, scenario, lock, params, threads):
+        return any(v > 0 for v in (self.sample(scenario, lock, params, threads, "capped") or []))
 
     def table(self, header, rows, text_columns=1):
         self.out("| " + " | ".join(header) + " |")
@@ -190,36 +624,67 @@ class Report:
                  f"dependent work {fmt(float(c.get('bench.work_ns_per_iteration', 'nan')))} ns/iteration; "
                  f"handoff delay {c.get('bench.handoff_delay_ns', '?')} ns; "
                  f"libc single-threaded flag at measurement: {c.get('bench.libc_single_threaded', '?')}")
+        counts = Counter(len(next(iter(m.values()))) for m in self.results.values() if m)
+        reps = ", ".join(f"{n} ({k} benchmarks)" for n, k in sorted(counts.items()))
+        self.out(f"- **Repetitions per benchmark:** {reps}" + ("; in random interleaving" if self.reps > 1 else ""))
         self.out(f"- **Peers missing:** {c.get('bench.peers_missing', '?')}")
         spin = [n for n in sorted(self.kinds) if self.kinds[n] == "spinwise"]
         self.out(f"- **spinwise locks measured:** {', '.join(spin) if spin else 'none'}")
-        capped = sorted(f"{k[0]}/{k[1]}" + "".join(f"/{a}:{b}" for a, b in k[2]) + f"/threads:{k[3]}"
-                        for k, m in self.results.items() if m.get("capped", 0) > 0)
+        capped = [k for k in self.results if self.capped(*k)]
         if capped:
-            self.out(f"- **Runs stopped at the time cap ({c.get('bench.max_run_ms', '?')} ms; marked * in the "
-                     f"tables; they report what they did until then): {len(capped)}**")
+            self.out(f"- **Benchmarks with a repetition stopped at the time cap ({c.get('bench.max_run_ms', '?')} ms; "
+                     f"marked * in the tables; such a run reports what it did until then): {len(capped)}**")
         if self.errors:
             self.out(f"- **Benchmarks that failed ({len(self.errors)}):** " + "; ".join(self.errors))
         self.out()
         self.out("Ratios are speed-ups against a lock measured in the same run (above 1 = better than "
-                 "the reference). *best peer* = the best non-spinwise lock of that scenario, floors excluded.")
+                 "the reference). *best peer* = the best non-spinwise lock of that scenario by median, floors "
+                 "excluded.")
+        self.out()
+        self.legend()
+
+    def legend(self):
+        if self.reps < 2:
+            self.out("**How sure:** this run has one repetition per benchmark, so no figure has a spread: each "
+                     "is one run's, and a target is judged on it alone (said as \"one run: no spread\"). "
+                     "`spinwise-bench --repetitions N` (N >= 3) gives the intervals.")
+            self.out()
+            return
+        cov = order_interval_coverage(self.reps, 1)
+        self.out(f"**How sure:** each figure comes from the {self.reps} repetitions of each benchmark. A ratio "
+                 "is written `1.23x [1.10–1.31]`: the ratio of the two medians and its 95% bootstrap "
+                 f"interval ({RESAMPLES} resamples, fixed seed). A leading `≈` marks a ratio within noise of 1: "
+                 "the interval holds 1 or, with fewer than six repetitions a side, the two locks' "
+                 "min..max ranges overlap (the rule of `include/spinwise/runtime/uncertainty.hpp`, the one "
+                 "`spinwise-stress --compare` applies). An absolute figure is written `median [lo–hi]`, "
+                 "lo–hi the median's distribution-free interval: below six repetitions that is min..max, "
+                 f"which for {self.reps} repetitions holds the true median with probability {cov:.4g}, not 95%. "
+                 "A target is *met* only when its whole interval is on the right side of the bound (and, "
+                 "below six repetitions, both ranges too), *not met* only when it is wholly on the wrong "
+                 "side, and *within noise* otherwise. Per-repetition values: `summary.json`.")
         self.out()
 
     def oneway(self):
-        """One-way core-to-core latency between the handoff's two CPUs, ns (None if not measured):
-        the run's context (bench.c2c_oneway_ns); runs made before it was there have a c2c_oneway
-        benchmark instead."""
-        v = self.ctx.get("bench.c2c_oneway_ns")
-        if v is None:
-            return self.get("handoff", "c2c_oneway", (), 1, "p50_ns")
+        """The one-way core-to-core latency between the handoff's two CPUs: (samples, None) when the
+        run has a c2c_oneway benchmark (runs before bench.c2c_oneway_ns), (None, ns) from the
+        context, (None, None) when not measured."""
+        s = self.sample("handoff", "c2c_oneway", (), 1, "p50_ns")
+        if s is not None:
+            return s, None
         try:
-            v = float(v)
+            v = float(self.ctx.get("bench.c2c_oneway_ns", "nan"))
         except ValueError:
-            return None
-        return v if v > 0 else None
+            return None, None
+        return None, (v if v > 0 else None)
+
+    def over_oneway(self, sample):
+        samples, const = self.oneway()
+        if samples is not None:
+            return ratio_estimate(sample, samples)
+        return scaled_estimate(sample, const)
 
     def best(self, kind, scenario, params, threads, metric, higher_better):
-        """(lock, value) of the best lock of `kind` ("peer" or "spinwise") in one cell, or None."""
+        """(lock, median) of the best lock of `kind` ("peer" or "spinwise") in one cell, or None."""
         best = None
         for lock in self.locks_in(scenario, params):
             if self.kind(lock) != kind:
@@ -245,15 +710,17 @@ class Report:
             self.out("One thread, in a process that has already started a thread (so glibc takes its "
                      "atomic paths). Time per pair; ratios are reference time / lock time.")
             self.out()
-            floor = self.get("uncontended", "xchg_floor", (), 1, "real_ns")
-            ref = self.get(scenario, EXCLUSIVE_REF if scenario == "uncontended" else SHARED_REF, (), 1, "real_ns")
+            refname = EXCLUSIVE_REF if scenario == "uncontended" else SHARED_REF
+            s = lambda lock, scen=scenario: self.sample(scen, lock, (), 1, "real_ns")  # noqa: E731
+            floor = self.sample("uncontended", "xchg_floor", (), 1, "real_ns")
+            ref = s(refname)
             best = self.best_peer(scenario, (), 1, "real_ns", False)
+            bestv = s(best[0]) if best else None
             rows = []
             for lock in locks:
-                v = self.get(scenario, lock, (), 1, "real_ns")
-                rows.append([lock, self.kind(lock), fmt(v), f"{v / floor:.2f}" if floor and v else "–",
-                             fmt_ratio(ratio(ref, v)), fmt_ratio(ratio(best[1] if best else None, v))])
-            refname = EXCLUSIVE_REF if scenario == "uncontended" else SHARED_REF
+                v = s(lock)
+                rows.append([lock, self.kind(lock), fmt_ci(v), fmt_est(ratio_estimate(v, floor), unit=""),
+                             fmt_est(ratio_estimate(ref, v)), fmt_est(ratio_estimate(bestv, v))])
             self.table(["lock", "kind", "ns", "time ÷ xchg floor", f"vs {refname}",
                         f"vs best peer ({best[0] if best else '–'})"], rows, text_columns=2)
 
@@ -261,24 +728,28 @@ class Report:
         locks = [l for l in self.locks_in("handoff", ()) if l != "c2c_oneway"]
         if not locks:
             return
-        oneway = self.oneway()
-        old_p99 = self.get("handoff", "c2c_oneway", (), 1, "p99_ns")
-        c2c = (f"(CAS ping-pong, half a round trip): p50 {fmt(oneway)} ns, p99 {fmt(old_p99)} ns" if old_p99 is not None
-               else f"between the same two CPUs (half a round trip of one cache line, median of runs): {fmt(oneway)} ns")
+        samples, const = self.oneway()
+        if samples is not None:
+            c2c = (f"(CAS ping-pong, half a round trip): p50 {fmt_ci(samples)} ns, p99 "
+                   f"{fmt_ci(self.sample('handoff', 'c2c_oneway', (), 1, 'p99_ns'))} ns")
+        else:
+            c2c = f"between the same two CPUs (half a round trip of one cache line, median of runs): {fmt(const)} ns"
         self.out("## Handoff latency")
         self.out()
         self.out(f"Release (stamped just before unlock) to acquire (stamped just after lock returns) between "
                  f"two pinned threads, the waiter already inside lock(). One-way core-to-core latency in the "
                  f"same run {c2c}. Ratios compare p50s.")
         self.out()
-        ref = self.get("handoff", EXCLUSIVE_REF, (), 1, "p50_ns")
+        ref = self.sample("handoff", EXCLUSIVE_REF, (), 1, "p50_ns")
         best = self.best_peer("handoff", (), 1, "p50_ns", False)
+        bestv = self.sample("handoff", best[0], (), 1, "p50_ns") if best else None
         rows = []
         for lock in locks:
-            g = lambda m: self.get("handoff", lock, (), 1, m)  # noqa: E731
-            rows.append([lock, self.kind(lock), fmt(g("p50_ns")), fmt(g("p90_ns")), fmt(g("p99_ns")),
-                         fmt(g("p999_ns")), f"{g('p50_ns') / oneway:.2f}" if oneway and g("p50_ns") else "–",
-                         fmt_ratio(ratio(ref, g("p50_ns"))), fmt_ratio(ratio(best[1] if best else None, g("p50_ns")))])
+            g = lambda m: self.sample("handoff", lock, (), 1, m)  # noqa: E731
+            mark = "*" if self.capped("handoff", lock, (), 1) else ""
+            rows.append([lock + mark, self.kind(lock), fmt_ci(g("p50_ns")), fmt_ci(g("p90_ns")), fmt_ci(g("p99_ns")),
+                         fmt_ci(g("p999_ns")), fmt_est(self.over_oneway(g("p50_ns")), unit=""),
+                         fmt_est(ratio_estimate(ref, g("p50_ns"))), fmt_est(ratio_estimate(bestv, g("p50_ns")))])
         self.table(["lock", "kind", "p50 ns", "p90 ns", "p99 ns", "p99.9 ns", "p50 ÷ one-way",
                     f"vs {EXCLUSIVE_REF}", f"vs best peer ({best[0] if best else '–'})"], rows, text_columns=2)
 
@@ -299,37 +770,39 @@ class Report:
         for params in param_sets:
             locks = self.locks_in(scenario, params)
             threads = sorted({k[3] for k in self.results if k[0] == scenario and k[2] == params})
+            s = lambda lock, t, m="acq_per_s": self.sample(scenario, lock, params, t, m)  # noqa: E731
             self.out(f"### {param_text(params)}")
             self.out()
-            # throughput vs the reference and vs the best peer
             best = {t: self.best_peer(scenario, params, t, "acq_per_s", True) for t in threads}
-            refv = {t: self.get(scenario, ref_name, params, t, "acq_per_s") for t in threads}
+            refv = {t: s(ref_name, t) for t in threads}
+            bestv = {t: s(best[t][0], t) if best[t] else None for t in threads}
             self.out(f"Throughput, acquisitions/s (reference row: {ref_name}; best peer row: the best "
-                     f"non-spinwise lock per thread count):")
+                     f"non-spinwise lock per thread count by median):")
             self.out()
             head = ["lock"] + [f"{t} thr" for t in threads]
-            rows = [[f"**{ref_name}** (acq/s)"] + [fmt(refv[t]) for t in threads],
-                    ["**best peer** (acq/s)"] + [f"{fmt(best[t][1])} {best[t][0]}" if best[t] else "–" for t in threads]]
+            rows = [[f"**{ref_name}** (acq/s)"] + [fmt_ci(refv[t]) for t in threads],
+                    ["**best peer** (acq/s)"] + [f"{fmt_ci(bestv[t])} {best[t][0]}" if best[t] else "–"
+                                                 for t in threads]]
             self.table(head, rows)
-            self.out(f"Throughput ratio vs {ref_name} / vs the best peer:")
-            self.out()
-            rows = []
-            for lock in locks:
-                cells = [lock + (" (fifo)" if lock in self.fifo else "")]
-                for t in threads:
-                    v = self.get(scenario, lock, params, t, "acq_per_s")
-                    mark = "*" if (self.get(scenario, lock, params, t, "capped") or 0) > 0 else ""
-                    cells.append(f"{fmt_ratio(ratio(v, refv[t]))} / "
-                                 f"{fmt_ratio(ratio(v, best[t][1] if best[t] else None))}{mark}")
-                rows.append(cells)
-            self.table(head, rows)
+            for title, against in ((f"Throughput ratio vs {ref_name}", refv),
+                                   ("Throughput ratio vs the best peer", bestv)):
+                self.out(title + ":")
+                self.out()
+                rows = []
+                for lock in locks:
+                    cells = [lock + (" (fifo)" if lock in self.fifo else "")]
+                    for t in threads:
+                        mark = "*" if self.capped(scenario, lock, params, t) else ""
+                        cells.append(fmt_est(ratio_estimate(s(lock, t), against[t])) + mark)
+                    rows.append(cells)
+                self.table(head, rows)
             for metric, title in (("fair_cov", "Fairness: coefficient of variation of per-thread acquisitions "
-                                               "(0 = equal shares; min/max in the JSON)"),
+                                               "(0 = equal shares; per-thread min/max in the run's raw JSON)"),
                                   ("cpu_ns_per_acq", "CPU time per acquisition, ns (all threads)"),
                                   ("csw_per_acq", "Context switches per acquisition")):
                 self.out(title + ":")
                 self.out()
-                rows = [[lock] + [fmt(self.get(scenario, lock, params, t, metric)) for t in threads] for lock in locks]
+                rows = [[lock] + [fmt_ci(s(lock, t, metric)) for t in threads] for lock in locks]
                 self.table(head, rows)
             # One plot of the locks with their default policies beside the peers, and, where
             # there are policy variants, one of those with the reference: 20 lines do not read.
@@ -342,8 +815,13 @@ class Report:
             for group, members in groups:
                 for metric, what, log in (("acq_per_s", "throughput (acquisitions/s)", True),
                                           ("fair_cov", "fairness (CoV of per-thread acquisitions)", False)):
-                    series = {lock: {t: self.get(scenario, lock, params, t, metric) for t in threads}
-                              for lock in members}
+                    series = {}
+                    for lock in members:
+                        series[lock] = {}
+                        for t in threads:
+                            v = s(lock, t, metric)
+                            m = median_ci(v) if v else None
+                            series[lock][t] = (m.median, m.lo, m.hi) if m and m.n else None
                     path = os.path.join(plot_dir, f"{slug}_{group}_{metric}.png")
                     title = f"{heading}, {'policy variants' if group == 'policies' else 'locks'}: {param_text(params)}"
                     self.plots.append((path, title, what, log, series))
@@ -352,123 +830,137 @@ class Report:
 
     def targets(self):
         """The bench targets (speed against the floor and the peers, fairness, parity with std::mutex,
-        the cost of statistics), each judged from this run."""
+        the cost of statistics), each judged against its interval."""
         res = []
 
-        def add(name, met, detail):
-            res.append((name, "met" if met else ("not met" if met is not None else "not measured"), detail))
+        def add(name, judgement, detail):
+            res.append((name, judgement, detail))
 
-        floor = self.get("uncontended", "xchg_floor", (), 1, "real_ns")
-        ttas = self.get("uncontended", "ttas_mutex", (), 1, "real_ns")
-        stdm = self.get("uncontended", EXCLUSIVE_REF, (), 1, "real_ns")
-        r = ratio(ttas, floor)
-        add("uncontended ttas_mutex within 1.1x of the xchg floor", None if r is None else r <= 1.1,
-            f"ttas_mutex {fmt(ttas)} ns / floor {fmt(floor)} ns = {fmt_ratio(r)}")
-        r = ratio(stdm, ttas)
-        add("uncontended ttas_mutex at least 2x faster than std::mutex", None if r is None else r >= 2.0,
-            f"std::mutex {fmt(stdm)} ns / ttas_mutex {fmt(ttas)} ns = {fmt_ratio(r)}")
+        def cells(found, what="cells"):
+            """(judgement, detail) of a target over cells: found = [(label, figure, judgement)]."""
+            j = combine([x[2] for x in found])
+            if j == NOT_MEASURED:
+                return j, "not in this run"
+            plain = [(label, text, jj.replace(ONE_RUN, "")) for label, text, jj in found]
+            tally = Counter(jj for _, _, jj in plain)
+            detail = f"{what}: {len(found)}; " + ", ".join(f"{tally[k]} {k}" for k in (MET, NOISE, NOT_MET) if tally[k])
+            for k in (NOT_MET, NOISE):
+                bad = [f"{label}: {text}" for label, text, jj in plain if jj == k]
+                if bad:
+                    detail += f"; {k}: " + "; ".join(bad)
+            return j, detail
+
+        un = lambda lock: self.sample("uncontended", lock, (), 1, "real_ns")  # noqa: E731
+        floor, ttas, stdm = un("xchg_floor"), un("ttas_mutex"), un(EXCLUSIVE_REF)
+        e = ratio_estimate(ttas, floor)
+        add("uncontended ttas_mutex within 1.1x of the xchg floor", judge(e, 1.1, at_least=False),
+            f"ttas_mutex {fmt_ci(ttas)} ns / floor {fmt_ci(floor)} ns = {fmt_target(e)}")
+        e = ratio_estimate(stdm, ttas)
+        add("uncontended ttas_mutex at least 2x faster than std::mutex", judge(e, 2.0),
+            f"std::mutex {fmt_ci(stdm)} ns / ttas_mutex {fmt_ci(ttas)} ns = {fmt_target(e)}")
 
         keys = sorted({(k[2], k[3]) for k in self.results if k[0] == "contended"})
-        misses, fair_misses, measured = [], [], 0
+        con = lambda lock, params, t, m="acq_per_s": self.sample("contended", lock, params, t, m)  # noqa: E731
+        best_cells, fair_cells = [], []
         for params, t in keys:
             bs = self.best("spinwise", "contended", params, t, "acq_per_s", True)
             bp = self.best_peer("contended", params, t, "acq_per_s", True)
             if not bs or not bp:
                 continue
-            measured += 1
-            if bs[1] < bp[1]:
-                misses.append(f"{param_text(params)}, {t} thr: {bs[0]} {fmt_ratio(bs[1] / bp[1])} of {bp[0]}")
+            e = ratio_estimate(con(bs[0], params, t), con(bp[0], params, t))
+            best_cells.append((f"{param_text(params)}, {t} thr: {bs[0]} vs {bp[0]}", fmt_target(e),
+                               judge(e, 1.0)))
             if bs[0] in self.fifo:
-                cov = self.get("contended", bs[0], params, t, "fair_cov")
-                if cov is not None and cov > 0.1:
-                    fair_misses.append(f"{param_text(params)}, {t} thr: {bs[0]} CoV {fmt(cov)}")
-        add("every contended scenario: best spinwise lock >= best peer throughput",
-            None if not measured else not misses,
-            f"{measured - len(misses)} of {measured} scenarios" + ("; misses: " + "; ".join(misses) if misses else ""))
-        add("fairness CoV <= 0.1 where the best spinwise lock claims fairness (fifo)",
-            None if not measured else not fair_misses, "; ".join(fair_misses) if fair_misses else "no violation")
+                cov = con(bs[0], params, t, "fair_cov")
+                if cov is not None:
+                    fair_cells.append((f"{param_text(params)}, {t} thr: {bs[0]} CoV", fmt_ci(cov),
+                                       judge(scaled_estimate(cov, 0.1), 1.0, at_least=False)))
+        add("every contended scenario: best spinwise lock >= best peer throughput", *cells(best_cells, "scenarios"))
+        if fair_cells:
+            add("fairness CoV <= 0.1 where the best spinwise lock claims fairness (fifo)",
+                *cells(fair_cells, "scenarios whose best spinwise lock is FIFO"))
+        else:
+            add("fairness CoV <= 0.1 where the best spinwise lock claims fairness (fifo)",
+                MET if best_cells else NOT_MEASURED,
+                "no scenario's best spinwise lock is FIFO" if best_cells else "not in this run")
 
         def vs(lock, ref, scenario_filter, at_least=1.0, prefix=""):
-            """Contended cells of `lock` and `ref` that pass the filter: how many, and those where lock's
-            throughput is below at_least x ref's."""
-            out, n = [], 0
+            """Contended cells of `lock` against `ref` that pass the filter, each judged lock/ref >= at_least."""
+            found = []
             for params, t in keys:
                 if not scenario_filter(t):
                     continue
-                a = self.get("contended", lock, params, t, "acq_per_s")
-                b = self.get("contended", ref, params, t, "acq_per_s")
-                if a is None or b is None:
-                    continue
-                n += 1
-                if a < at_least * b:
-                    out.append(f"{prefix}{param_text(params)}, {t} thr: {fmt_ratio(a / b)}")
-            return n, out
+                e = ratio_estimate(con(lock, params, t), con(ref, params, t))
+                if e is not None:
+                    found.append((f"{prefix}{param_text(params)}, {t} thr", fmt_target(e), judge(e, at_least)))
+            return found
 
-        n, out = vs("hybrid_mutex", EXCLUSIVE_REF, lambda t: True)
-        add("hybrid_mutex >= std::mutex in every contended scenario", None if not n else not out,
-            f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
+        add("hybrid_mutex >= std::mutex in every contended scenario",
+            *cells(vs("hybrid_mutex", EXCLUSIVE_REF, lambda t: True), "scenarios"))
         for scen, metric, what in (("uncontended", "real_ns", "ns"), ("handoff", "p50_ns", "p50 ns")):
-            h = self.get(scen, "hybrid_mutex", (), 1, metric)
-            m = self.get(scen, EXCLUSIVE_REF, (), 1, metric)
-            r = ratio(m, h)
-            add(f"hybrid_mutex at least matches std::mutex, {scen}", None if r is None else r >= 1.0,
-                f"std::mutex {fmt(m)} {what} / hybrid_mutex {fmt(h)} {what} = {fmt_ratio(r)}")
+            h = self.sample(scen, "hybrid_mutex", (), 1, metric)
+            m = self.sample(scen, EXCLUSIVE_REF, (), 1, metric)
+            e = ratio_estimate(m, h)
+            add(f"hybrid_mutex at least matches std::mutex, {scen}", judge(e, 1.0),
+                f"std::mutex {fmt_ci(m)} {what} / hybrid_mutex {fmt_ci(h)} {what} = {fmt_target(e)}")
         oversub16 = (lambda t: self.cpus and t >= 16 * self.cpus)
-        n, out = vs("hybrid_mutex", "tbb::spin_mutex", oversub16)
         add(f"hybrid_mutex beats tbb::spin_mutex at 16x oversubscription ({16 * self.cpus} threads)",
-            None if not n else not out, f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
+            *cells(vs("hybrid_mutex", "tbb::spin_mutex", oversub16), "scenarios"))
         for lock in ("ttas_mutex", "hybrid_mutex"):
-            n, out = vs(lock, EXCLUSIVE_REF, lambda t: t == 2)
-            add(f"locks: {lock} >= std::mutex at 2 threads", None if not n else not out,
-                f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
+            add(f"locks: {lock} >= std::mutex at 2 threads",
+                *cells(vs(lock, EXCLUSIVE_REF, lambda t: t == 2), "scenarios"))
         oversub = (lambda t: self.cpus and t in (4 * self.cpus, 16 * self.cpus))
-        n, out = vs("hybrid_mutex", EXCLUSIVE_REF, oversub)
-        add("locks: hybrid_mutex >= std::mutex at 4x and 16x oversubscription", None if not n else not out,
-            f"{n - len(out)} of {n}" + ("; below: " + "; ".join(out) if out else ""))
-        below = []
-        n = 0
+        add("locks: hybrid_mutex >= std::mutex at 4x and 16x oversubscription",
+            *cells(vs("hybrid_mutex", EXCLUSIVE_REF, oversub), "scenarios"))
+        found = []
         for lock in self.locks_in("contended"):
             if self.kind(lock) == "spinwise":
-                k, out = vs(lock, EXCLUSIVE_REF, oversub, at_least=0.5, prefix=f"{lock} ")
-                n += k
-                below += out
-        add("locks: no spinwise lock below 0.5x std::mutex at 4x and 16x oversubscription",
-            None if not n else not below, "; ".join(below) if below else f"{n} checked")
-        oneway = self.oneway()
+                found += vs(lock, EXCLUSIVE_REF, oversub, at_least=0.5, prefix=f"{lock} ")
+        add("locks: no spinwise lock below 0.5x std::mutex at 4x and 16x oversubscription", *cells(found))
+
         for lock in self.locks_in("handoff", ()):
             if self.kind(lock) != "spinwise":
                 continue
-            p50 = self.get("handoff", lock, (), 1, "p50_ns")
-            r = ratio(p50, oneway)
-            add(f"handoff p50 of {lock} within 3x one-way core-to-core", None if r is None else r <= 3.0,
-                f"{fmt(p50)} ns / {fmt(oneway)} ns = {fmt_ratio(r)}")
+            p50 = self.sample("handoff", lock, (), 1, "p50_ns")
+            e = self.over_oneway(p50)
+            samples, const = self.oneway()
+            c2c = fmt_ci(samples) if samples is not None else fmt(const)
+            add(f"handoff p50 of {lock} within 3x one-way core-to-core", judge(e, 3.0, at_least=False),
+                f"{fmt_ci(p50)} ns / {c2c} ns = {fmt_target(e)}")
         if not any(self.kind(l) == "spinwise" for l in self.locks_in("handoff", ())):
-            add("handoff p50 within 3x one-way core-to-core", None, "no spinwise lock in this run")
+            add("handoff p50 within 3x one-way core-to-core", NOT_MEASURED, "no spinwise lock in this run")
 
         for lock in ("ttas_mutex", "hybrid_mutex"):
-            on = self.get("uncontended", lock + "+stats", (), 1, "real_ns")
-            off = self.get("uncontended", lock, (), 1, "real_ns")
-            r = ratio(on, off)
-            add(f"statistics: uncontended {lock} with statistics within 1.15x of without", None if r is None else r <= 1.15,
-                f"{fmt(on)} ns / {fmt(off)} ns = {fmt_ratio(r)}")
-            rs = []
+            on, off = un(lock + "+stats"), un(lock)
+            e = ratio_estimate(on, off)
+            add(f"statistics: uncontended {lock} with statistics within 1.15x of without",
+                judge(e, 1.15, at_least=False), f"{fmt_ci(on)} ns / {fmt_ci(off)} ns = {fmt_target(e)}")
+            pairs, per = [], []
             for params, t in keys:
-                a = self.get("contended", lock + "+stats", params, t, "acq_per_s")
-                b = self.get("contended", lock, params, t, "acq_per_s")
+                a, b = con(lock + "+stats", params, t), con(lock, params, t)
                 if a and b:
-                    rs.append((a / b, f"{param_text(params)}, {t} thr"))
-            if rs:
-                geo = math.exp(sum(math.log(x) for x, _ in rs) / len(rs))
-                lo, hi = min(rs), max(rs)
-                detail = (f"geometric mean of {len(rs)} scenarios {fmt_ratio(geo)} of the throughput without; "
-                          f"range {fmt_ratio(lo[0])} ({lo[1]}) to {fmt_ratio(hi[0])} ({hi[1]}); "
-                          f"{sum(1 for x, _ in rs if x < 0.95)} scenarios below 0.95x")
+                    pairs.append((a, b))
+                    per.append((ratio_estimate(a, b), f"{param_text(params)}, {t} thr"))
+            per = [(x, label) for x, label in per if x is not None]
+            geo = geomean_estimate(pairs) if pairs else None
+            if geo is not None and per:
+                lo = min(per, key=lambda x: x[0].value)
+                hi = max(per, key=lambda x: x[0].value)
+                below = Counter(judge(x, 0.95).replace(ONE_RUN, "") for x, _ in per)
+                detail = (f"geometric mean of {len(per)} scenarios {fmt_target(geo)} of the throughput "
+                          f"without (bootstrap over all their runs); range {fmt_target(lo[0])} ({lo[1]}) to "
+                          f"{fmt_target(hi[0])} ({hi[1]}); scenarios below 0.95x: {below[NOT_MET]} beyond "
+                          f"noise, {below[NOISE]} within noise")
                 add(f"statistics: contended {lock} with statistics within 5% of without (geometric mean)",
-                    geo >= 0.95, detail)
+                    judge(geo, 0.95), detail)
             else:
-                add(f"statistics: contended {lock} with statistics within 5% of without", None, "not in this run")
+                add(f"statistics: contended {lock} with statistics within 5% of without", NOT_MEASURED,
+                    "not in this run")
 
         self.out("## Targets, judged from this run")
+        self.out()
+        self.out("Each target is judged against the interval of its ratio (see *How sure* above): met, "
+                 "not met, or within noise when the interval straddles the bound.")
         self.out()
         self.table(["target", "result", "detail"], [[a, b, c] for a, b, c in res], text_columns=3)
 
@@ -483,9 +975,12 @@ class Report:
 
 
 # -- plots -------------------------------------------------------------------------------------
-# Solid saturated lines for spinwise's locks, dashed muted ones for the peers.
+# Solid saturated lines for spinwise's locks, dashed muted ones for the peers; each point the
+# median with a bar over its interval (min..max below six repetitions), nudged sideways a little
+# per lock so that bars at one thread count do not hide each other.
 OURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#000000", "#e377c2", "#17becf", "#8c564b"]
 PEERS = ["#7f7f7f", "#8c564b", "#bcbd22", "#17becf", "#e377c2", "#393b79", "#637939", "#843c39", "#d6616b"]
+NUDGE = 0.012  # log2 units between neighbouring locks' points: 20 locks span +-12%
 
 
 def gp_quote(s):
@@ -495,30 +990,41 @@ def gp_quote(s):
 def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
     data_path = path[:-4] + ".dat"
     threads = sorted({t for s in series.values() for t in s})
-    locks = [l for l in series if any(v is not None and v > 0 or (not logscale and v == 0)
-                                      for v in series[l].values())]
+
+    def ok(v):
+        return v is not None and (v[0] > 0 or (not logscale and v[0] == 0))
+
+    locks = [l for l in series if any(ok(v) for v in series[l].values())]
     if not locks or not threads:
         return False
     with open(data_path, "w", encoding="utf-8") as f:
-        f.write("# threads " + " ".join(l.replace(" ", "_") for l in locks) + "\n")
+        f.write("# threads, then per lock: x (nudged), median, interval low, interval high: "
+                + " ".join(l.replace(" ", "_") for l in locks) + "\n")
         for t in threads:
             row = [str(t)]
-            for l in locks:
+            for i, l in enumerate(locks):
                 v = series[l].get(t)
-                ok = v is not None and (v > 0 or (not logscale and v == 0))
-                row.append(repr(float(v)) if ok else "?")
+                x = t * 2 ** ((i - (len(locks) - 1) / 2) * NUDGE)
+                if ok(v):
+                    med, lo, hi = (float(u) for u in v)
+                    if logscale and lo <= 0:
+                        lo = med
+                    row += [repr(x), repr(med), repr(lo), repr(hi)]
+                else:
+                    row += [repr(x), "?", "?", "?"]
             f.write(" ".join(row) + "\n")
     cmds = [
         "set terminal pngcairo size 1100,650 enhanced font 'sans,10'",
         f"set output {gp_quote(path)}",
         "set datafile missing '?'",
-        f"set title {gp_quote(title)} noenhanced",
+        f"set title {gp_quote(title + ' (bars: interval of the median over the repetitions)')} noenhanced",
         "set xlabel 'threads'",
         f"set ylabel {gp_quote(ylabel)} noenhanced",
         "set logscale x 2",
         "set xtics (" + ", ".join(f"'{t}' {t}" for t in threads) + ")",
-        f"set xrange [{threads[0] * 0.9}:{threads[-1] * 1.1}]",
+        f"set xrange [{threads[0] * 0.85}:{threads[-1] * 1.15}]",
         "set grid",
+        "set bars small",
         "set key outside right top noenhanced",
         "set format y '%.2s%c'" if logscale else "set yrange [0:*]",
     ]
@@ -534,8 +1040,9 @@ def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
         else:
             color, pt = PEERS[n_peers % len(PEERS)], 4 + 2 * (n_peers // len(PEERS))
             n_peers += 1
-        style = f"with linespoints lw {2.5 if ours else 1.8} dt {1 if ours else 2} pt {pt} ps 0.9 lc rgb '{color}'"
-        plots.append(f"{gp_quote(data_path)} using 1:{i + 2} {style} title {gp_quote(lock)}")
+        c = 2 + 4 * i
+        style = f"with yerrorlines lw {2.5 if ours else 1.8} dt {1 if ours else 2} pt {pt} ps 0.9 lc rgb '{color}'"
+        plots.append(f"{gp_quote(data_path)} using {c}:{c + 1}:{c + 2}:{c + 3} {style} title {gp_quote(lock)}")
     cmds.append("plot " + ", \\\n     ".join(plots))
     r = subprocess.run([gnuplot], input="\n".join(cmds) + "\n", text=True, capture_output=True)
     if r.returncode != 0:
@@ -543,40 +1050,50 @@ def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
     return True
 
 
+def make_report(summary, out_dir, gnuplot=None, source="summary"):
+    """Writes out_dir/report.md and, with gnuplot, out_dir/plots/*; returns (report text, plots made)."""
+    ctx, kinds, fifo, results, errors = unpack(summary, source)
+    plot_dir = os.path.join(out_dir, "plots")
+    rep = Report(ctx, kinds, fifo, results, errors)
+    text = rep.render(plot_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    made = 0
+    if gnuplot:
+        os.makedirs(plot_dir, exist_ok=True)
+        for old in os.listdir(plot_dir):  # plots/ is ours: no stale plot outlives a re-run
+            if old.endswith((".png", ".dat")):
+                os.remove(os.path.join(plot_dir, old))
+        for path, title, ylabel, log, series in rep.plots:
+            made += plot(path, title, ylabel, log, series, kinds, gnuplot)
+    else:
+        text = "\n".join(l for l in text.split("\n") if not l.startswith("![")) + "\n"
+    with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    return text, made
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("json", help="spinwise-bench --benchmark_out=... --benchmark_out_format=json output")
-    ap.add_argument("--out", help="output folder (default: the JSON's folder)")
+    ap.add_argument("json", help="spinwise-bench --benchmark_out=... --benchmark_out_format=json output, "
+                                 "or a summary.json written by this script")
+    ap.add_argument("--out", help="output folder (default: the input's folder)")
     ap.add_argument("--no-plots", action="store_true", help="tables only")
     args = ap.parse_args(argv)
     out_dir = args.out or os.path.dirname(os.path.abspath(args.json))
-    plot_dir = os.path.join(out_dir, "plots")
     try:
-        ctx, kinds, fifo, results, errors = load(args.json)
+        summary = load_input(args.json)
         gnuplot = None
         if not args.no_plots:
             gnuplot = shutil.which("gnuplot")
             if gnuplot is None:
                 raise ReportError("gnuplot not found (Debian: gnuplot-nox); use --no-plots for tables only")
-        rep = Report(ctx, kinds, fifo, results, errors)
-        text = rep.render(plot_dir)
-        os.makedirs(out_dir, exist_ok=True)
-        made = 0
-        if gnuplot:
-            os.makedirs(plot_dir, exist_ok=True)
-            for old in os.listdir(plot_dir):  # plots/ is ours: no stale plot outlives a re-run
-                if old.endswith((".png", ".dat")):
-                    os.remove(os.path.join(plot_dir, old))
-            for path, title, ylabel, log, series in rep.plots:
-                made += plot(path, title, ylabel, log, series, kinds, gnuplot)
-        else:
-            text = "\n".join(l for l in text.split("\n") if not l.startswith("![")) + "\n"
-        with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as f:
-            f.write(text)
+        _, made = make_report(summary, out_dir, gnuplot, args.json)
+        write_summary(os.path.join(out_dir, "summary.json"), summary)
     except (ReportError, OSError) as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 1
-    print(f"report.py: wrote {os.path.join(out_dir, 'report.md')} and {made} plots"
+    errors = summary.get("errors", [])
+    print(f"report.py: wrote {os.path.join(out_dir, 'report.md')}, summary.json and {made} plots"
           + (f"; {len(errors)} benchmarks had failed" if errors else ""))
     return 0
 

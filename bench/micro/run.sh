@@ -4,10 +4,14 @@
 #   bench/micro/run.sh full [OUT_DIR]    the committed results: OUT_DIR defaults to bench/results
 #   bench/micro/run.sh quick [OUT_DIR]   every benchmark once, briefly; OUT_DIR defaults to build-bench-run/quick
 #
-# Extra spinwise-bench flags go in SPINWISE_BENCH_FLAGS (e.g. "--scenarios=contended --cs-ns=100").
+# Extra spinwise-bench flags go in SPINWISE_BENCH_FLAGS (e.g. "--scenarios=contended --cs-ns=100",
+# or "--repetitions 5" for tighter intervals than full mode's 3 repetitions).
 # Writes OUT_DIR/run.json (Google Benchmark JSON with the machine in its context), console.txt,
-# report.md and plots/*.png. Numbers only mean something on an otherwise idle machine: the
-# script says the load average before it starts.
+# and report.py's summary.json, report.md and plots/*.png. For the committed results only
+# summary.json, report.md and the PNGs go into git: run.json (7.5 MB for a full run) holds nothing
+# the report needs beyond summary.json, and bench/results/.gitignore keeps it out, with console.txt
+# and the plots' data. Numbers only mean something on an otherwise idle machine: the script says
+# the load average before it starts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)

@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""bench/micro/report.py: its port of spinwise's uncertainty rule on synthetic samples whose answers
+are known (the cases of tests/calibration/uncertainty_test.cpp, and intervals printed by the C++
+itself), and the report it makes of a tiny synthetic Google Benchmark run with repetitions: cells
+that carry their intervals, targets judged met / not met / within noise against them, and a
+summary.json from which the same report comes back.
+
+Bug guarded: a report that calls a 4% difference between three noisy runs "met" or "not met"
+(issue 17), and a Python port that drifts from the C++ rule so that spinwise-bench's report and
+spinwise-stress --compare disagree about the same runs. Asserts nothing about timings.
+
+    python3 tests/bench/report_py_test.py [-v]        (ctest: bench.report_py)
+"""
+
+import copy
+import importlib.util
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT_PY = os.path.join(HERE, "..", "..", "bench", "micro", "report.py")
+
+spec = importlib.util.spec_from_file_location("report", REPORT_PY)
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+
+class MedianCi(unittest.TestCase):
+    def test_coverage_matches_the_binomial_worked_by_hand(self):
+        self.assertEqual(report.order_interval_coverage(5, 1), 1.0 - 2.0 / 32.0)  # 0.9375
+        self.assertAlmostEqual(report.order_interval_coverage(10, 2), 1.0 - 22.0 / 1024.0, delta=1e-12)
+        self.assertAlmostEqual(report.order_interval_coverage(10, 3), 1.0 - 112.0 / 1024.0, delta=1e-12)
+        self.assertEqual(report.order_interval_coverage(10, 0), 0.0)
+        self.assertEqual(report.order_interval_coverage(10, 6), 0.0)  # 2k > n + 1
+        self.assertEqual(report.order_interval_coverage(3, 1), 0.75)  # full mode's min..max
+
+    def test_five_runs_give_min_to_max_at_their_true_coverage(self):
+        m = report.median_ci([5, 1, 4, 2, 3])
+        self.assertEqual((m.n, m.median, m.lo, m.hi), (5, 3, 1, 5))
+        self.assertEqual(m.coverage, 0.9375)  # under the 95% asked: said, not hidden
+
+    def test_ten_and_twenty_runs_narrow_to_the_worked_ranks(self):
+        m10 = report.median_ci(list(range(10, 0, -1)))  # any order
+        self.assertEqual((m10.median, m10.lo, m10.hi), (5.5, 2, 9))  # [x2, x9]
+        self.assertAlmostEqual(m10.coverage, 1.0 - 22.0 / 1024.0, delta=1e-12)
+        m20 = report.median_ci([i * 10 for i in range(1, 21)])
+        # P(Bin(20, 1/2) < 6) = 21700 / 2^20: coverage 0.9586; k = 7 would give 0.8847.
+        self.assertEqual((m20.lo, m20.hi), (60, 150))  # [x6, x15]
+        self.assertAlmostEqual(m20.coverage, 1.0 - 2.0 * 21700.0 / 1048576.0, delta=1e-12)
+        self.assertEqual((m20.min, m20.max), (10, 200))
+
+    def test_non_finite_values_are_dropped_and_empty_is_all_zero(self):
+        m = report.median_ci([math.nan, 7, math.inf])
+        self.assertEqual((m.n, m.median, m.lo, m.hi), (1, 7, 7, 7))
+        e = report.median_ci([])
+        self.assertEqual((e.n, e.coverage), (0, 0.0))
+
+    def test_quantiles_are_type_7(self):
+        self.assertEqual(report.quantile_sorted([1, 2, 3, 4], 0.5), 2.5)
+        self.assertEqual(report.quantile_sorted([10, 20], 0.25), 12.5)
+        self.assertEqual(report.quantile_sorted([], 0.5), 0.0)
+
+
+class CompareMedians(unittest.TestCase):
+    def test_clearly_higher_and_lower_samples_are_beyond_noise(self):
+        a = [100, 101, 99, 100, 102]
+        up = report.compare_medians(a, [120, 119, 121, 122, 118])
+        self.assertEqual(up.verdict, report.HIGHER)
+        self.assertEqual(up.ratio, 1.2)
+        self.assertGreater(up.lo, 1.0)
+        self.assertLessEqual(up.lo, up.ratio)
+        self.assertGreaterEqual(up.hi, up.ratio)
+        down = report.compare_medians(a, [80, 81, 79, 82, 78])
+        self.assertEqual(down.verdict, report.LOWER)
+        self.assertLess(down.hi, 1.0)
+
+    def test_overlapping_noisy_samples_are_within_noise(self):
+        # The issue's own runs: 266, 442, 403 against 379, 396, 207 requests/s.
+        r = report.compare_medians([266, 442, 403], [379, 396, 207])
+        self.assertEqual(r.verdict, report.WITHIN_NOISE)
+        self.assertLessEqual(r.lo, 1.0)
+        self.assertGreaterEqual(r.hi, 1.0)
+        s = report.compare_medians([100, 90, 110, 95, 105], [110, 100, 120, 105, 115])
+        self.assertAlmostEqual(s.ratio, 1.1, delta=1e-12)
+        self.assertEqual(s.verdict, report.WITHIN_NOISE)
+
+    def test_few_runs_with_overlapping_ranges_are_within_noise_whatever_the_bootstrap_says(self):
+        # Five a side, one run of A above one of B: the bootstrap interval excludes 1 (a ratio
+        # below 1 needs three draws of 109 and three of 108, p ~ 0.3%), but the ranges overlap.
+        r = report.compare_medians([100, 101, 102, 103, 109], [108, 110, 111, 112, 113])
+        self.assertGreater(r.lo, 1.0)
+        self.assertEqual(r.verdict, report.WITHIN_NOISE)
+
+    def test_many_runs_resolve_a_small_shift_that_few_cannot(self):
+        a, b = [], []
+        for i in range(12):
+            noise = ((i * 7) % 11 - 5) / 100.0  # -5%..+5%
+            a.append(100 * (1 + noise))
+            b.append(108 * (1 - noise))
+        self.assertEqual(report.compare_medians(a, b).verdict, report.HIGHER)
+        self.assertEqual(report.compare_medians([95, 100, 105], [103, 108, 113]).verdict, report.WITHIN_NOISE)
+
+    def test_fixed_seed_gives_the_same_interval_and_too_few_runs_are_said_so(self):
+        a, b = [10, 12, 11, 13, 9, 10, 12], [11, 13, 12, 14, 10, 11, 15]
+        self.assertEqual(report.compare_medians(a, b, 0.95, 42), report.compare_medians(a, b, 0.95, 42))
+        self.assertEqual(report.compare_medians([1], [1, 2]).verdict, report.INSUFFICIENT)
+        self.assertEqual(report.compare_medians([0, 0, 0], [1, 2, 3]).verdict, report.INSUFFICIENT)
+        self.assertEqual(report.WITHIN_NOISE, "within noise")
+
+    def test_intervals_are_the_cs_to_the_last_digit(self):
+        # Printed (%.9g) by spinwise::runtime::compare_medians (src/uncertainty.cpp) with its
+        # defaults: 95%, seed 0x5eed, 4000 resamples. The port draws from the same splitmix64.
+        cases = [
+            ([100, 101, 99, 100, 102], [120, 119, 121, 122, 118], 1.2, 1.16831683, 1.22),
+            ([100, 101, 102, 103, 109], [108, 110, 111, 112, 113], 1.08823529, 1.01834862, 1.11881188),
+            ([266, 442, 403], [379, 396, 207], 0.94044665, 0.468325792, 1.4887218),
+            ([10, 12, 11, 13, 9, 10, 12], [11, 13, 12, 14, 10, 11, 15], 1.09090909, 0.916666667, 1.4),
+        ]
+        for a, b, ratio, lo, hi in cases:
+            r = report.compare_medians(a, b)
+            self.assertEqual((f"{r.ratio:.9g}", f"{r.lo:.9g}", f"{r.hi:.9g}"),
+                             (f"{ratio:.9g}", f"{lo:.9g}", f"{hi:.9g}"), (a, b))
+
+    def test_the_resampling_plan_equals_resampling_the_values(self):
+        # report.py looks resampled medians up by their drawn ranks; drawing the values themselves,
+        # as the C++ does, must give the very same interval, odd and even sizes alike.
+        def direct(a, b, seed=report.SEED, resamples=report.RESAMPLES):
+            a, b = report.sorted_sample(a), report.sorted_sample(b)
+            rng = report.SplitMix64(seed)
+            ratios = []
+            for _ in range(resamples):
+                ra = report.median_sorted(sorted(a[rng.below(len(a))] for _ in a))
+                rb = report.median_sorted(sorted(b[rng.below(len(b))] for _ in b))
+                if ra != 0:
+                    ratios.append(rb / ra)
+            ratios.sort()
+            tail = (1.0 - 0.95) / 2.0  # as the C++ computes it: 0.025 and a few ulps
+            return report.quantile_sorted(ratios, tail), report.quantile_sorted(ratios, 1.0 - tail)
+
+        gen = report.SplitMix64(7)
+        for na, nb in ((2, 3), (3, 3), (4, 6), (5, 8), (7, 2)):
+            a = [100 + gen.below(40) for _ in range(na)]
+            b = [105 + gen.below(40) for _ in range(nb)]
+            r = report.compare_medians(a, b)
+            self.assertEqual((r.lo, r.hi), direct(a, b), (a, b))
+
+
+class Targets(unittest.TestCase):
+    def est(self, num, den):
+        return report.ratio_estimate(num, den)
+
+    def test_a_target_is_met_not_met_or_within_noise_by_its_interval(self):
+        at_least_2 = lambda e: report.judge(e, 2.0)  # noqa: E731
+        self.assertEqual(at_least_2(self.est([30, 31, 29], [10, 10.2, 9.9])), report.MET)
+        self.assertEqual(at_least_2(self.est([15, 15.5, 14.8], [10, 10.2, 9.9])), report.NOT_MET)
+        # 2.0x by the medians, but the interval straddles the bound.
+        self.assertEqual(at_least_2(self.est([20, 23, 17], [10, 10.5, 9.5])), report.NOISE)
+        at_most = lambda e: report.judge(e, 1.1, at_least=False)  # noqa: E731
+        self.assertEqual(at_most(self.est([10.1, 10.2, 10.0], [10, 10.1, 9.9])), report.MET)
+        self.assertEqual(at_most(self.est([10.5, 11.5, 10.9], [10, 10.1, 9.9])), report.NOISE)
+        self.assertEqual(report.judge(None, 1.0), report.NOT_MEASURED)
+
+    def test_below_six_runs_the_ranges_must_clear_the_bound_too(self):
+        # Five a side: the bootstrap interval of B/A is above 1, but A's 109 is above B's 108.
+        e = self.est([108, 110, 111, 112, 113], [100, 101, 102, 103, 109])
+        self.assertGreater(e.lo, 1.0)
+        self.assertEqual(report.judge(e, 1.0), report.NOISE)
+
+    def test_one_run_is_judged_on_its_value_and_says_so(self):
+        self.assertEqual(report.judge(self.est([30], [10]), 2.0), report.MET + report.ONE_RUN)
+        self.assertEqual(report.fmt_est(self.est([30], [10])), "3.00x")
+
+    def test_a_target_over_cells_is_as_good_as_its_worst_cell(self):
+        self.assertEqual(report.combine([report.MET, report.NOISE]), report.NOISE)
+        self.assertEqual(report.combine([report.MET, report.NOT_MET, report.NOISE]), report.NOT_MET)
+        self.assertEqual(report.combine([report.MET, report.MET]), report.MET)
+        self.assertEqual(report.combine([]), report.NOT_MEASURED)
+
+    def test_cells_read_ratio_and_interval(self):
+        e = self.est([120, 119, 121, 122, 118], [100, 101, 99, 100, 102])
+        self.assertRegex(report.fmt_est(e), r"^1\.20x \[1\.\d\d–1\.\d\d\]$")
+        n = self.est([266, 442, 403], [379, 396, 207])  # within noise: marked
+        self.assertTrue(report.fmt_est(n).startswith("≈"), report.fmt_est(n))
+
+
+# -- the report of a tiny synthetic run -------------------------------------------------------
+def gb_entry(name, rep, reps, **fields):
+    e = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": reps,
+         "repetition_index": rep, "threads": 1, "iterations": 1000, "time_unit": "ns"}
+    e.update(fields)
+    return e
+
+
+def synthetic_run(reps=3):
+    """Google Benchmark JSON as spinwise-bench writes it, with `reps` repetitions (the first
+    `reps` values of each list) and aggregate entries that must be ignored."""
+    ctx = {"date": "2026-01-02T03:04:05+00:00", "num_cpus": 2, "mhz_per_cpu": 2300,
+           "library_build_type": "release", "machine.cpu_model": "Synthetic CPU 9000",
+           "machine.cpus_allowed": "2", "machine.kernel": "Linux test", "bench.mode": "full",
+           "bench.max_run_ms": "3000",
+           "lock.xchg_floor": "floor", "lock.c2c_oneway": "floor", "lock.ttas_mutex": "spinwise",
+           "lock.hybrid_mutex": "spinwise", "lock.ticket_mutex": "spinwise,fifo",
+           "lock.std::mutex": "peer", "lock.tbb::spin_mutex": "peer"}
+    uncontended = {  # ns per pair
+        "xchg_floor": [10.0, 10.1, 9.9],
+        "ttas_mutex": [10.5, 11.5, 10.9],  # 1.09x the floor, runs 1.04x..1.16x: straddles 1.1
+        "hybrid_mutex": [15.0, 15.2, 14.8],
+        "std::mutex": [30.0, 31.0, 29.0],  # 2.75x ttas, runs 2.52x..2.95x: >= 2x met
+    }
+    handoff = {"c2c_oneway": [100.0, 101.0, 99.0], "ttas_mutex": [1000.0, 1010.0, 990.0],  # 10x: not met
+               "std::mutex": [20000.0, 21000.0, 19000.0], "hybrid_mutex": [500.0, 520.0, 480.0]}
+    contended = {  # acq/s at 1, 2 and 4 threads
+        "ttas_mutex": {1: [9.0e6, 9.1e6, 8.9e6], 2: [6.0e6, 6.3e6, 5.8e6], 4: [6.1e6, 6.2e6, 6.0e6]},
+        "hybrid_mutex": {1: [8.8e6, 9.0e6, 8.7e6], 2: [5.5e6, 7.5e6, 4.0e6], 4: [5.0e6, 5.2e6, 4.9e6]},
+        "ticket_mutex": {1: [9.0e6, 9.2e6, 8.8e6], 2: [3.0e6, 3.1e6, 2.9e6], 4: [0.5e6, 0.6e6, 0.4e6]},
+        "std::mutex": {1: [9.2e6, 9.3e6, 9.1e6], 2: [4.0e6, 4.2e6, 3.9e6], 4: [4.0e6, 4.1e6, 3.8e6]},
+        "tbb::spin_mutex": {1: [9.0e6, 9.1e6, 8.9e6], 2: [6.1e6, 6.2e6, 6.0e6], 4: [6.0e6, 6.1e6, 5.9e6]},
+    }
+    benchmarks = []
+    for lock, vals in uncontended.items():
+        name = f"uncontended/{lock}/real_time"
+        for i, v in enumerate(vals[:reps]):
+            benchmarks.append(gb_entry(name, i, reps, real_time=v, cpu_time=v))
+    for lock, vals in handoff.items():
+        name = f"handoff/{lock}/real_time"
+        for i, v in enumerate(vals[:reps]):
+            benchmarks.append(gb_entry(name, i, reps, real_time=5000.0, cpu_time=5000.0, capped=0.0,
+                                       p50_ns=v, p90_ns=1.5 * v, p99_ns=2 * v, p999_ns=3 * v))
+    for lock, by_threads in contended.items():
+        for t, vals in by_threads.items():
+            name = f"contended/{lock}/cs_ns:100/local_ns:100/real_time/threads:{t}"
+            for i, v in enumerate(vals[:reps]):
+                e = gb_entry(name, i, reps, real_time=1e9 / v, cpu_time=1e9 / v, acq_per_s=v,
+                             capped=1.0 if (lock, t, i) == ("ticket_mutex", 4, 0) else 0.0,
+                             fair_cov=0.01 * (i + 1) if "ticket" in lock else 0.2, cpu_ns_per_acq=200.0 + i,
+                             csw_per_acq=0.001, fair_min=100.0, fair_max=200.0)
+                e["threads"] = t
+                benchmarks.append(e)
+            if reps > 1:  # aggregates: absurd values, so that reading them would show
+                for agg in ("mean", "median", "stddev", "cv"):
+                    benchmarks.append({"name": f"{name}_{agg}", "run_name": name, "run_type": "aggregate",
+                                       "aggregate_name": agg, "repetitions": reps, "threads": t,
+                                       "real_time": 1.0, "time_unit": "ns", "acq_per_s": 1.0, "fair_cov": 99.0})
+    return {"context": ctx, "benchmarks": benchmarks}
+
+
+def run_report(args):
+    return subprocess.run([sys.executable, REPORT_PY] + args, capture_output=True, text=True)
+
+
+def row(text, first_cell):
+    for line in text.splitlines():
+        if line.startswith(f"| {first_cell} |"):
+            return [c.strip() for c in line.strip("|").split("|")]
+    raise AssertionError(f"no row '{first_cell}' in the report")
+
+
+class SyntheticReport(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="spinwise-report-test-")
+        cls.run_path = os.path.join(cls.tmp, "run", "run.json")
+        os.makedirs(os.path.dirname(cls.run_path))
+        with open(cls.run_path, "w", encoding="utf-8") as f:
+            json.dump(synthetic_run(), f)
+        r = run_report([cls.run_path, "--no-plots"])
+        if r.returncode != 0:
+            raise AssertionError(f"report.py failed: {r.stdout}{r.stderr}")
+        with open(os.path.join(cls.tmp, "run", "report.md"), encoding="utf-8") as f:
+            cls.text = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_the_machine_and_the_repetitions_are_named(self):
+        self.assertIn("Synthetic CPU 9000", self.text)
+        self.assertIn("2026-01-02T03:04:05+00:00", self.text)
+        self.assertIn("**Repetitions per benchmark:** 3 (", self.text)
+        self.assertIn("**How sure:**", self.text)
+
+    def test_cells_carry_their_intervals(self):
+        # ttas / floor: medians 10.9 / 10.0; three runs a side, so the interval is the runs' range
+        # 10.5 / 10.1 .. 11.5 / 9.9; beyond noise of 1 (ranges disjoint): no mark.
+        self.assertEqual(row(self.text, "ttas_mutex")[2:5],
+                         ["10.9 [10.5–11.5]", "1.09 [1.04–1.16]", "2.75x [2.52–2.95]"])
+        self.assertEqual(row(self.text, "std::mutex")[4], "≈1.00x [0.94–1.07]")  # itself: within noise
+        ratio_cell = re.compile(r"^≈?\d+\.\d\dx \[\d+\.\d\d–\d+\.\d\d\]\*?$")
+        section = self.text[self.text.index("Throughput ratio vs std::mutex"):]
+        cells = row(section, "ttas_mutex")[1:]
+        self.assertEqual(len(cells), 3)
+        for c in cells:
+            self.assertRegex(c, ratio_cell)
+        self.assertTrue(row(section, "hybrid_mutex")[2].startswith("≈"), "2 threads: 4.0M..7.5M is noise")
+        self.assertTrue(row(section, "ticket_mutex (fifo)")[3].endswith("*"), "a capped repetition is marked")
+
+    def test_targets_are_judged_against_the_interval(self):
+        judged = lambda target: row(self.text, target)[1]  # noqa: E731
+        self.assertEqual(judged("uncontended ttas_mutex within 1.1x of the xchg floor"), "within noise")
+        self.assertEqual(judged("uncontended ttas_mutex at least 2x faster than std::mutex"), "met")
+        self.assertEqual(judged("handoff p50 of ttas_mutex within 3x one-way core-to-core"), "not met")
+        self.assertIn("1.090x [1.040–1.162]", row(self.text, "uncontended ttas_mutex within 1.1x of the xchg floor")[2])
+        # hybrid_mutex against std::mutex: above at 1 thread? 8.8M vs 9.2M: below beyond noise.
+        self.assertEqual(judged("hybrid_mutex >= std::mutex in every contended scenario"), "not met")
+
+    def test_aggregates_are_not_read(self):
+        self.assertNotIn("99 [", self.text)  # the aggregates' fair_cov
+        self.assertIn("0.2 [0.2–0.2]", self.text)
+
+    def test_summary_is_small_complete_and_gives_back_the_same_report(self):
+        summary_path = os.path.join(self.tmp, "run", "summary.json")
+        with open(summary_path, encoding="utf-8") as f:
+            s = json.load(f)
+        self.assertEqual(s["format"], "spinwise-bench-summary")
+        self.assertEqual(s["run"]["machine"].split(",")[0], "Synthetic CPU 9000")
+        self.assertEqual((s["run"]["date"], s["run"]["mode"], s["run"]["repetitions"]),
+                         ("2026-01-02T03:04:05+00:00", "full", 3))
+        b = next(x for x in s["benchmarks"] if x["scenario"] == "uncontended" and x["lock"] == "ttas_mutex")
+        self.assertEqual((b["params"], b["threads"], b["metric"], b["unit"]), ({}, 1, "real_ns", "ns per lock+unlock"))
+        self.assertEqual(b["values"]["real_ns"], [10.5, 11.5, 10.9])  # by repetition_index
+        self.assertEqual((b["median"], b["min"], b["max"], b["interval"]), (10.9, 10.5, 11.5, [10.5, 11.5]))
+        c = next(x for x in s["benchmarks"] if x["scenario"] == "contended" and x["lock"] == "ticket_mutex"
+                 and x["threads"] == 4)
+        self.assertEqual(c["params"], {"cs_ns": 100, "local_ns": 100})
+        self.assertEqual(set(c["values"]), {"acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"})
+        self.assertLess(os.path.getsize(summary_path), os.path.getsize(self.run_path))
+
+        again = os.path.join(self.tmp, "again")
+        r = run_report([summary_path, "--out", again, "--no-plots"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(again, "report.md"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), self.text)
+        with open(os.path.join(again, "summary.json"), encoding="utf-8") as f, \
+                open(summary_path, encoding="utf-8") as g:
+            self.assertEqual(f.read(), g.read())
+
+    def test_one_repetition_says_it_has_no_spread(self):
+        out = os.path.join(self.tmp, "one")
+        os.makedirs(out)
+        path = os.path.join(out, "run.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(synthetic_run(reps=1), f)
+        r = run_report([path, "--no-plots"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(row(text, "ttas_mutex")[2:5], ["10.5", "1.05", "2.86x"])
+        self.assertEqual(row(text, "uncontended ttas_mutex within 1.1x of the xchg floor")[1],
+                         "met (one run: no spread)")
+
+    def test_bad_summaries_get_a_clear_error(self):
+        with open(os.path.join(self.tmp, "run", "summary.json"), encoding="utf-8") as f:
+            s = json.load(f)
+        for mutate, words in ((lambda x: x.update(version=99), "version"),
+                              (lambda x: x["benchmarks"][0].pop("values"), "malformed"),
+                              (lambda x: x.update(context={}), "no locks")):
+            bad = copy.deepcopy(s)
+            mutate(bad)
+            path = os.path.join(self.tmp, f"bad-{words.replace(' ', '_')}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(bad, f)
+            r = run_report([path, "--out", os.path.join(self.tmp, "bad"), "--no-plots"])
+            self.assertEqual(r.returncode, 1, r.stdout)
+            self.assertIn(words, r.stderr)
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot not found")
+    def test_plots_draw_the_spread(self):
+        out = os.path.join(self.tmp, "plots")
+        r = run_report([self.run_path, "--out", out])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        dat = os.path.join(out, "plots", "contended_cs100_local100_locks_acq_per_s.dat")
+        with open(dat, encoding="utf-8") as f:
+            lines = [l.split() for l in f if not l.startswith("#")]
+        self.assertEqual(len(lines[0]), 1 + 4 * 5)  # threads, then x, median, low, high per lock
+        with open(os.path.join(out, "plots", "contended_cs100_local100_locks_acq_per_s.png"), "rb") as f:
+            self.assertEqual(f.read(8)[1:4], b"PNG")
+
+
+if __name__ == "__main__":
+    unittest.main()
