@@ -1,5 +1,7 @@
 // Installing a profile in this process: the active relax kind's per-CPU costs and the counter rate,
-// all or nothing; and load_profile_text, which parses, checks the machine and applies.
+// all or nothing, and never a knob (a profile says what this machine measures; the engine's
+// configuration says how long to spin); and load_profile_text, which parses, checks the machine
+// and applies.
 #include <algorithm>
 #include <exception>
 #include <map>

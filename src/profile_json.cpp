@@ -142,18 +142,20 @@ ojson to_document(const calibration_result& r) {
                         {"max_us", f.max_us},
                         {"mean_us", f.mean_us}});
     }
-    d["recommendations"].push_back(
-        {{"core_kind", rec.core_kind},
-         {"relax", std::string(to_string(rec.relax))},
-         {"relax_ns", rec.relax_ns},
-         {"target_ns", rec.target_ns},
-         {"uncertain", rec.uncertain},
-         {"spinwise", {{"delay_unit_ns", rec.delay_unit_ns}, {"relaxes_per_unit", rec.relaxes_per_unit}}},
-         {"mysql",
-          {{"innodb_spin_wait_pause_multiplier", rec.innodb_pause_multiplier},
-           {"clamped", rec.multiplier_clamped},
-           {"unit_ns", rec.innodb_unit_ns}}},
-         {"ut_delay", delays}});
+    d["recommendations"].push_back({{"core_kind", rec.core_kind},
+                                    {"relax", std::string(to_string(rec.relax))},
+                                    {"relax_ns", rec.relax_ns},
+                                    {"target_ns", rec.target_ns},
+                                    {"uncertain", rec.uncertain},
+                                    {"spinwise",
+                                     {{"delay_unit_ns", rec.delay_unit_ns},
+                                      {"delay_unit_is_default", rec.delay_unit_is_default},
+                                      {"relaxes_per_unit", rec.relaxes_per_unit}}},
+                                    {"mysql",
+                                     {{"innodb_spin_wait_pause_multiplier", rec.innodb_pause_multiplier},
+                                      {"clamped", rec.multiplier_clamped},
+                                      {"unit_ns", rec.innodb_unit_ns}}},
+                                    {"ut_delay", delays}});
   }
   if (r.has_c2c) {
     ojson matrix = ojson::array();

@@ -15,9 +15,9 @@ namespace spinwise {
 using detail::fmt;
 using detail::trivial_kind;
 
-double default_target_ns(double core_hz) {
+double innodb_budget_ns(double core_hz) {
   const double hz = core_hz >= 1e8 && core_hz <= 1e10 ? core_hz : kFallbackCoreHz;
-  return kDefaultTargetCycles / hz * 1e9;
+  return kInnodbBudgetCycles / hz * 1e9;
 }
 
 ut_delay_figure ut_delay(unsigned spin_wait_delay, unsigned pause_multiplier, double relax_ns) {
@@ -77,15 +77,18 @@ void derive_recommendations(calibration_result& r) {
     for (const cpu_calibration& c : r.cpus) {
       if (c.error.empty() && c.core_clock_plausible) hz.push_back(c.core_hz);
     }
-    const double core_hz = runtime::median(hz);
-    target = default_target_ns(core_hz);
+    target = kDefaultTargetNs;
     r.settings.target_ns = target;
+    // The cycles figure is context, not the target: it moves with the core clock estimate.
+    const double core_hz = runtime::median(hz);
+    const std::string budget =
+        hz.empty() ? fmt("%.0f", innodb_budget_ns(0)) + " ns at an assumed 2.5 GHz (no plausible core clock)"
+                   : fmt("%.0f", innodb_budget_ns(core_hz)) + " ns at the measured core clock of " +
+                         fmt("%.2f", core_hz / 1e9) + " GHz";
     r.settings.target_reason =
-        hz.empty()
-            ? "pre-Skylake budget: 50 PAUSE x 10 cycles = 500 core cycles at an assumed 2.5 GHz (no "
-              "plausible core clock measured)"
-            : "pre-Skylake budget: 50 PAUSE x 10 cycles = 500 core cycles at the measured core clock of " +
-                  fmt("%.2f", core_hz / 1e9) + " GHz";
+        "time_policy's default delay unit: what 50 PAUSEs took on the pre-Skylake CPUs InnoDB's defaults "
+        "were tuned on; InnoDB's 500-cycle budget is " +
+        budget;
   }
   for (const kind_summary& s : r.summaries) {
     if (trivial_kind(s.relax) || !(s.ns_median > 0)) continue;
@@ -96,6 +99,7 @@ void derive_recommendations(calibration_result& r) {
     rec.target_ns = target;
     rec.uncertain = !s.unstable_cpus.empty();
     rec.delay_unit_ns = target;
+    rec.delay_unit_is_default = target == kDefaultTargetNs;
     const double per_unit = target / s.ns_median;
     rec.relaxes_per_unit = static_cast<std::uint32_t>(std::clamp(std::round(per_unit), 1.0, 4e9));
     const double m = std::round(per_unit);

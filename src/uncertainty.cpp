@@ -27,7 +27,8 @@ struct splitmix {
 double binomial_below(std::size_t n, std::size_t k) noexcept {
   double p = 0;
   for (std::size_t i = 0; i < k && i <= n; ++i) {
-    const double log_choose = std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+    const double log_choose = std::lgamma(static_cast<double>(n) + 1) -
+                              std::lgamma(static_cast<double>(i) + 1) -
                               std::lgamma(static_cast<double>(n - i) + 1);
     p += std::exp(log_choose - static_cast<double>(n) * std::log(2.0));
   }
@@ -66,16 +67,20 @@ median_interval median_ci(std::vector<double> sample, double confidence) {
 
 std::string_view to_string(difference d) noexcept {
   switch (d) {
-    case difference::within_noise: return "within noise";
-    case difference::higher: return "higher, beyond noise";
-    case difference::lower: return "lower, beyond noise";
-    case difference::insufficient: return "too few runs to judge";
+    case difference::within_noise:
+      return "within noise";
+    case difference::higher:
+      return "higher, beyond noise";
+    case difference::lower:
+      return "lower, beyond noise";
+    case difference::insufficient:
+      return "too few runs to judge";
   }
   return "?";
 }
 
-ratio_interval compare_medians(const std::vector<double>& a_in, const std::vector<double>& b_in, double confidence,
-                               std::uint64_t seed, std::size_t resamples) {
+ratio_interval compare_medians(const std::vector<double>& a_in, const std::vector<double>& b_in,
+                               double confidence, std::uint64_t seed, std::size_t resamples) {
   const std::vector<double> a = sorted_sample(a_in);
   const std::vector<double> b = sorted_sample(b_in);
   ratio_interval r;

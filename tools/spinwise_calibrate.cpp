@@ -187,8 +187,20 @@ void print_table(const sw::calibration_result& r, std::FILE* o) {
     }
     std::fprintf(o, "  core kind %d (%s), %s at %.2f ns%s:\n", rec.core_kind, kname.c_str(), relax.c_str(),
                  rec.relax_ns, rec.uncertain ? " [UNCERTAIN: a CPU of this kind was not stable]" : "");
-    std::fprintf(o, "    spinwise        delay_unit_ns = %.0f  (%u %s per unit)\n", rec.delay_unit_ns,
-                 rec.relaxes_per_unit, relax.c_str());
+    // The unit is a knob, never applied by a profile: say whether there is anything to set.
+    if (rec.delay_unit_is_default) {
+      std::fprintf(
+          o,
+          "    spinwise        delay_unit_ns = %.0f, time_policy's default: nothing to set (%u %s per "
+          "unit with this profile)\n",
+          rec.delay_unit_ns, rec.relaxes_per_unit, relax.c_str());
+    } else {
+      std::fprintf(
+          o,
+          "    spinwise        delay_unit_ns = %.0f  (%u %s per unit): a knob the profile does not set; "
+          "set it yourself, e.g. time_policy<>::set_delay_unit_ns(%.0f) (default %.0f)\n",
+          rec.delay_unit_ns, rec.relaxes_per_unit, relax.c_str(), rec.delay_unit_ns, sw::kDefaultTargetNs);
+    }
     std::fprintf(o,
                  "    MySQL 8.0.16+   innodb_spin_wait_pause_multiplier = %u%s  (%.0f ns per delay unit; the "
                  "default %u gives %.0f ns)\n",
@@ -503,8 +515,9 @@ int main(int argc, char** argv) {
                  "file + rename)");
   CLI::Option* target_opt = app.add_option("--target-ns", target_ns,
                                            "spin time per delay unit the recommendations aim at, in ns "
-                                           "(default: 500 core cycles at the measured clock, i.e. 50 "
-                                           "PAUSE x ~10 cycles, the pre-Skylake budget)")
+                                           "(default: 200, time_policy's delay unit, what 50 PAUSEs took "
+                                           "before Skylake; another value is a knob to set, never applied "
+                                           "by the profile)")
                                 ->check(CLI::Range(0.001, 1e7));
   CLI::Option* cycles_opt = app.add_option("--cycles", cycles_arg,
                                            "core-cycle source: auto (perf_event, else estimate), perf (fail "
@@ -644,7 +657,8 @@ int main(int argc, char** argv) {
     }
     std::fprintf(format == "json" ? stderr : stdout,
                  "\nprofile written to %s (engines apply it with SPINWISE_PROFILE=%s and "
-                 "spinwise::load_profile_from_env())\n",
+                 "spinwise::load_profile_from_env(): it sets the per-CPU relax costs and the counter rate, "
+                 "no knobs)\n",
                  output.c_str(), output.c_str());
   }
   if (strict && !result.all_stable()) {

@@ -34,6 +34,7 @@
 #include "run_record.hpp"
 #include "scenarios.hpp"
 #include "spinwise/arch.hpp"
+#include "spinwise/knob_registry.hpp"
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/c2c.hpp"
@@ -85,9 +86,11 @@ struct config {
   std::vector<long> cs_ns, local_ns, rw_cs_ns, rw_local_ns;
   std::vector<long> read_pct{50, 90, 99};
   long handoff_delay_ns = 2000;
-  long max_run_ms = 0;  // 0: the mode's default
+  long max_run_ms = 0;   // 0: the mode's default
+  long repetitions = 0;  // 0: the mode's default (quick 1, full 3)
   std::set<std::string> scenarios{kScenarios.begin(), kScenarios.end()};
   bool list_locks = false;
+  bool list_knobs = false;
   std::vector<std::string> benchmark_flags;  // for Google Benchmark, in the order given
 };
 
@@ -144,6 +147,13 @@ config parse_flags(int argc, char** argv) {
                  "then (counter capped=1): quick 250, full 3000")
       ->check(CLI::Range(1L, 600'000L))
       ->type_name("N");
+  // A spread needs repeats: report.py gives every ratio its interval from them. Interleaved, so
+  // that drift (another tenant, thermal state) falls on every lock alike, not on one.
+  app.add_option("--repetitions", c.repetitions,
+                 "run each benchmark N times (1-100), in random interleaving when N > 1; report.py gives "
+                 "each median its interval from them (quick 1, full 3; --benchmark_repetitions in short)")
+      ->check(CLI::Range(1L, 100L))
+      ->type_name("N");
   app.add_option("--handoff-delay-ns", c.handoff_delay_ns,
                  "how long the owner waits after the waiter announced itself before it releases, so the "
                  "waiter is really inside lock()")
@@ -152,6 +162,8 @@ config parse_flags(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--list-locks", c.list_locks,
                "print the locks and the peers that were compiled out, then exit");
+  app.add_flag("--list-knobs", c.list_knobs,
+               "print the library's knobs (class.knob, value, default, bounds; SPINWISE_KNOBS), then exit");
 
   try {
     app.parse(own);
@@ -167,6 +179,11 @@ config parse_flags(int argc, char** argv) {
     c.benchmark_flags.push_back(extra);
   }
   c.benchmark_flags.insert(c.benchmark_flags.end(), after_dashes.begin(), after_dashes.end());
+  for (const std::string& f : c.benchmark_flags) {
+    if (c.repetitions > 0 && f.rfind("--benchmark_repetitions", 0) == 0) {
+      usage_error("--repetitions and " + f + " both given: give one");
+    }
+  }
 
   if (!scenarios.empty()) c.scenarios = {scenarios.begin(), scenarios.end()};
   const bool quick = c.mode == "quick";
@@ -175,6 +192,7 @@ config parse_flags(int argc, char** argv) {
   if (o_rw_cs->count() == 0) c.rw_cs_ns = {100};
   if (o_rw_local->count() == 0) c.rw_local_ns = quick ? std::vector<long>{100} : std::vector<long>{100, 1000};
   if (c.max_run_ms == 0) c.max_run_ms = quick ? 250 : 3000;
+  if (c.repetitions == 0) c.repetitions = quick ? 1 : 3;
   for (auto* v : {&c.threads, &c.cs_ns, &c.local_ns, &c.rw_cs_ns, &c.rw_local_ns, &c.read_pct}) {
     std::sort(v->begin(), v->end());
     v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -353,6 +371,10 @@ std::vector<std::string> register_all(const config& c) {
 
 int main(int argc, char** argv) {
   const config c = parse_flags(argc, argv);
+  if (c.list_knobs) {
+    std::fputs(spinwise::format_knob_table().c_str(), stdout);
+    return 0;
+  }
 
 #if SPINWISE_BENCH_HAVE_ABSL
   // Debian's abseil may be built without NDEBUG, which turns on deadlock detection: a lock-order
@@ -377,9 +399,12 @@ int main(int argc, char** argv) {
     args.emplace_back("--benchmark_min_time=0.01");
   } else {
     args.emplace_back("--benchmark_min_time=0.3");
-    args.emplace_back("--benchmark_repetitions=3");
-    args.emplace_back("--benchmark_enable_random_interleaving=true");
   }
+  // Three repetitions in full mode: the fewest whose min..max says anything (75% coverage of the
+  // median; the rule of runtime/uncertainty.hpp asks disjoint ranges below six); a full run
+  // already takes half an hour on 2 CPUs, and --repetitions buys more where a verdict needs it.
+  args.emplace_back("--benchmark_repetitions=" + std::to_string(c.repetitions));
+  if (c.repetitions > 1) args.emplace_back("--benchmark_enable_random_interleaving=true");
   args.insert(args.end(), c.benchmark_flags.begin(), c.benchmark_flags.end());
   std::vector<char*> gb_argv;
   for (auto& a : args) gb_argv.push_back(a.data());

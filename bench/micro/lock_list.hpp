@@ -116,6 +116,14 @@ void shared_locks(Visitor&& v) {
   v(as<spinwise::hybrid_shared_mutex>, {"hybrid_shared_mutex", spinwise_lock, false});
   v(as<spinwise::sx_lock>, {"sx_lock", spinwise_lock, false});
 
+  // The InnoDB replay (instruction counts) under the aliases' own Tags: these were the shared
+  // latches' defaults up to 0.2.0, so default / <innodb> is the change of default in one run.
+  using spinwise::hybrid_shared_mutex_tag;
+  using spinwise::sx_lock_tag;
+  v(as<spinwise::hybrid_shared_mutex_t<spinwise::innodb_policy<hybrid_shared_mutex_tag>>>,
+    {"hybrid_shared_mutex<innodb>", spinwise_lock, false});
+  v(as<spinwise::sx_lock_t<spinwise::innodb_policy<sx_lock_tag>>>, {"sx_lock<innodb>", spinwise_lock, false});
+
   // peers
   v(as<std::shared_mutex>, {"std::shared_mutex", peer, false});
 #if SPINWISE_BENCH_HAVE_TBB

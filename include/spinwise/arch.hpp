@@ -126,7 +126,8 @@ inline std::uint64_t counter_frequency() noexcept {
   if (SPINWISE_UNLIKELY(hz == 0)) {
     hz = detail::backend::measure_counter_frequency();
     std::uint64_t expected = 0;
-    if (!detail::process().counter_hz.compare_exchange_strong(expected, hz, std::memory_order_relaxed)) hz = expected;
+    if (!detail::process().counter_hz.compare_exchange_strong(expected, hz, std::memory_order_relaxed))
+      hz = expected;
   }
   return hz;
 }

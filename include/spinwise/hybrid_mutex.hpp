@@ -31,6 +31,7 @@
 #include <chrono>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/deadline.hpp"
@@ -48,6 +49,10 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
+  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
+  // the same Tag and knobs): hybrid_mutex::with_stats<my_class>.
+  template <class Class>
+  using with_stats = hybrid_mutex_t<Policy, class_stats<Class>>;
 
   constexpr hybrid_mutex_t() noexcept = default;
   hybrid_mutex_t(const hybrid_mutex_t&) = delete;
@@ -183,7 +188,9 @@ struct hybrid_mutex_tag;
 using hybrid_mutex = hybrid_mutex_t<time_policy<hybrid_mutex_tag>>;
 
 static_assert(sizeof(hybrid_mutex) == 4, "hybrid_mutex is one futex word");
-static_assert(sizeof(hybrid_mutex_t<time_policy<>, class_stats<struct hybrid_mutex_tag>>) == 4,
+static_assert(sizeof(hybrid_mutex::with_stats<struct hybrid_mutex_tag>) == 4,
               "statistics live in per-thread shards, not in the lock");
+static_assert(std::is_same_v<hybrid_mutex::with_stats<struct hybrid_mutex_tag>::policy, hybrid_mutex::policy>,
+              "turning statistics on keeps the alias's policy, Tag and knobs");
 
 }  // namespace spinwise

@@ -250,7 +250,8 @@ SPINWISE_COLD inline stats_class_record* find_stats_class(std::string_view name,
   void* r = find_object(kStatsClassObject, name, [name]() noexcept -> void* {
     // The name is copied: the module that named the class first may be unloaded.
     const char* copy = copy_key(name);
-    auto* rec = copy == nullptr ? nullptr : new (std::nothrow) stats_class_record(std::string_view(copy, name.size()));
+    auto* rec = copy == nullptr ? nullptr
+                                : new (std::nothrow) stats_class_record(std::string_view(copy, name.size()));
     if (rec == nullptr) {
       std::free(const_cast<char*>(copy));
       return nullptr;

@@ -19,6 +19,10 @@
 // took a lock+unlock from ~18 us (all waiters spinning their budget) to ~1.5 us; std::mutex,
 // which lets a running thread barge, does ~60 ns there (rough numbers, shared dev VM, 2026).
 //
+// Default policy: no_backoff_policy, as for ticket_mutex and for the same reason: a FIFO waiter
+// cannot overtake, so a delay only postpones its own turn and every turn behind it. It waits in
+// no delay unit (one relax per poll); its budget (spin_loops polls) is a relax count.
+//
 // Cost: 16 bytes (two pointers: the queue tail and the first waiter; 4x a ttas_mutex). Each
 // waiter uses 16 bytes of its own stack. Uncontended lock+unlock = two CASes.
 //
@@ -33,6 +37,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
@@ -66,6 +71,10 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
+  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
+  // the same Tag and knobs): mcs_mutex::with_stats<my_class>.
+  template <class Class>
+  using with_stats = mcs_mutex_t<Policy, class_stats<Class>>;
 
   constexpr mcs_mutex_t() noexcept = default;
   mcs_mutex_t(const mcs_mutex_t&) = delete;
@@ -205,5 +214,7 @@ struct mcs_mutex_tag;
 using mcs_mutex = mcs_mutex_t<no_backoff_policy<mcs_mutex_tag>>;
 
 static_assert(sizeof(mcs_mutex) == 2 * sizeof(void*), "mcs_mutex is two pointers");
+static_assert(std::is_same_v<mcs_mutex::with_stats<struct mcs_mutex_tag>::policy, mcs_mutex::policy>,
+              "turning statistics on keeps the alias's policy, Tag and knobs");
 
 }  // namespace spinwise

@@ -114,7 +114,7 @@ inline bool install_relax_ns(relax_kind kind, const double* ns_by_cpu, std::size
   detail::process().relax_ns_kind.store(detail::kRelaxUnresolved, std::memory_order_relaxed);
   for (std::size_t i = 0; i < kMaxRelaxCpus; ++i) {
     detail::process().relax_ns_cpu[i].store(i < cpus ? static_cast<float>(ns_by_cpu[i]) : 0.0f,
-                                    std::memory_order_relaxed);
+                                            std::memory_order_relaxed);
   }
   detail::process().relax_ns_fallback.store(static_cast<float>(fallback_ns), std::memory_order_relaxed);
   detail::process().relax_ns_kind.store(static_cast<std::uint8_t>(kind), std::memory_order_release);
@@ -128,7 +128,8 @@ inline void clear_relax_ns() noexcept {
 
 // True when a table for the active relax kind is installed.
 inline bool relax_ns_installed() noexcept {
-  return detail::process().relax_ns_kind.load(std::memory_order_acquire) == static_cast<std::uint8_t>(active_relax());
+  return detail::process().relax_ns_kind.load(std::memory_order_acquire) ==
+         static_cast<std::uint8_t>(active_relax());
 }
 
 }  // namespace spinwise

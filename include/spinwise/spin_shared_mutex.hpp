@@ -68,6 +68,10 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
+  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
+  // the same Tag and knobs): spin_shared_mutex::with_stats<my_class>.
+  template <class Class>
+  using with_stats = spin_shared_mutex_t<Policy, class_stats<Class>>;
 
   constexpr spin_shared_mutex_t() noexcept = default;
   spin_shared_mutex_t(const spin_shared_mutex_t&) = delete;
@@ -211,8 +215,11 @@ struct spin_shared_mutex_tag;
 using spin_shared_mutex = spin_shared_mutex_t<time_policy<spin_shared_mutex_tag>>;
 
 static_assert(sizeof(spin_shared_mutex) == 8, "spin_shared_mutex is one 64-bit word");
-static_assert(sizeof(spin_shared_mutex_t<time_policy<>, class_stats<struct spin_shared_mutex_tag>>) == 8,
+static_assert(sizeof(spin_shared_mutex::with_stats<struct spin_shared_mutex_tag>) == 8,
               "statistics live outside the lock");
 static_assert(std::is_nothrow_default_constructible_v<spin_shared_mutex>);
+static_assert(std::is_same_v<spin_shared_mutex::with_stats<struct spin_shared_mutex_tag>::policy,
+                             spin_shared_mutex::policy>,
+              "turning statistics on keeps the alias's policy, Tag and knobs");
 
 }  // namespace spinwise

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
@@ -31,6 +32,10 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
+  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
+  // the same Tag and knobs): tas_mutex::with_stats<my_class>.
+  template <class Class>
+  using with_stats = tas_mutex_t<Policy, class_stats<Class>>;
 
   constexpr tas_mutex_t() noexcept = default;
   tas_mutex_t(const tas_mutex_t&) = delete;
@@ -85,5 +90,7 @@ struct tas_mutex_tag;
 using tas_mutex = tas_mutex_t<exp_backoff_policy<tas_mutex_tag>>;
 
 static_assert(sizeof(tas_mutex) == 4, "tas_mutex is one 32-bit word");
+static_assert(std::is_same_v<tas_mutex::with_stats<struct tas_mutex_tag>::policy, tas_mutex::policy>,
+              "turning statistics on keeps the alias's policy, Tag and knobs");
 
 }  // namespace spinwise

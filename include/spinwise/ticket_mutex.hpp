@@ -15,6 +15,9 @@
 //
 // Default policy: no_backoff_policy. Backoff thins RMW retries, and a ticket waiter retries
 // none: it only reads owner_, and any delay it adds lands on its own handoff and every one behind.
+// So it waits in no delay unit (one relax per poll), the one kind of wait spinwise does not
+// default to a time-based policy; its budget (spin_loops polls) is a relax count. A time-based
+// policy (time_policy, exp_backoff_policy) still works: ticket_mutex_t<time_policy<ticket_mutex_tag>>.
 //
 // Cost: 8 bytes (two 32-bit counters, so that unlock is a plain store, not an RMW). Uncontended
 // lock+unlock = one xadd, one load, one store.
@@ -22,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
@@ -37,6 +41,10 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
+  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
+  // the same Tag and knobs): ticket_mutex::with_stats<my_class>.
+  template <class Class>
+  using with_stats = ticket_mutex_t<Policy, class_stats<Class>>;
 
   constexpr ticket_mutex_t() noexcept = default;
   ticket_mutex_t(const ticket_mutex_t&) = delete;
@@ -116,5 +124,7 @@ struct ticket_mutex_tag;
 using ticket_mutex = ticket_mutex_t<no_backoff_policy<ticket_mutex_tag>>;
 
 static_assert(sizeof(ticket_mutex) == 8, "ticket_mutex is two 32-bit counters");
+static_assert(std::is_same_v<ticket_mutex::with_stats<struct ticket_mutex_tag>::policy, ticket_mutex::policy>,
+              "turning statistics on keeps the alias's policy, Tag and knobs");
 
 }  // namespace spinwise

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/tsan.hpp"
@@ -39,6 +40,10 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
  public:
   using policy = Policy;
   using stats = Stats;
+  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
+  // the same Tag and knobs): ttas_mutex::with_stats<my_class>.
+  template <class Class>
+  using with_stats = ttas_mutex_t<Policy, class_stats<Class>>;
 
   constexpr ttas_mutex_t() noexcept = default;
   ttas_mutex_t(const ttas_mutex_t&) = delete;
@@ -98,7 +103,9 @@ struct ttas_mutex_tag;
 using ttas_mutex = ttas_mutex_t<time_policy<ttas_mutex_tag>>;
 
 static_assert(sizeof(ttas_mutex) == 4, "ttas_mutex is one 32-bit word");
-static_assert(sizeof(ttas_mutex_t<time_policy<>, class_stats<struct ttas_mutex_tag>>) == 4,
+static_assert(sizeof(ttas_mutex::with_stats<struct ttas_mutex_tag>) == 4,
               "statistics live in per-thread shards, not in the lock");
+static_assert(std::is_same_v<ttas_mutex::with_stats<struct ttas_mutex_tag>::policy, ttas_mutex::policy>,
+              "turning statistics on keeps the alias's policy, Tag and knobs");
 
 }  // namespace spinwise

@@ -149,9 +149,10 @@ TEST(BenchJsonCheck, HandoffWithoutCoreToCoreLatencyIsReported) {
 
 // Bad flags: a clear message naming the flag, exit status 2, nothing run.
 TEST(BenchFlags, BadValuesAreRefused) {
-  for (const char* bad : {"--threads=0", "--threads=2,x", "--cs-ns=-5", "--read-pct=101", "--mode=slow",
-                          "--max-run-ms=0", "--scenarios=uncontended,bogus", "--handoff-delay-ns",
-                          "--benchmark_bogus=1", "--bogus", "--cs_ns=-5"}) {
+  for (const char* bad :
+       {"--threads=0", "--threads=2,x", "--cs-ns=-5", "--read-pct=101", "--mode=slow", "--max-run-ms=0",
+        "--scenarios=uncontended,bogus", "--handoff-delay-ns", "--benchmark_bogus=1", "--bogus", "--cs_ns=-5",
+        "--repetitions=0", "--repetitions=101", "--repetitions=x"}) {
     const result r = run(quote(kBench) + " " + bad, true);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
     std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
@@ -159,6 +160,10 @@ TEST(BenchFlags, BadValuesAreRefused) {
     EXPECT_NE(r.out.find(flag), std::string::npos) << "the message should name the flag: " << r.out;
     EXPECT_EQ(r.out.find("Benchmark "), std::string::npos) << bad << " ran benchmarks: " << r.out;
   }
+  // --repetitions is --benchmark_repetitions in short: both at once is a mistake, said as such.
+  const result both = run(quote(kBench) + " --repetitions=3 --benchmark_repetitions=5", true);
+  EXPECT_EQ(both.status, 2) << both.out;
+  EXPECT_NE(both.out.find("--repetitions and --benchmark_repetitions=5"), std::string::npos) << both.out;
   const result stray = run(quote(kBench) + " stray", true);
   EXPECT_EQ(stray.status, 2) << stray.out;
   EXPECT_NE(stray.out.find("'stray'"), std::string::npos) << stray.out;
@@ -172,7 +177,7 @@ TEST(BenchFlags, VersionAndHelp) {
   EXPECT_EQ(h.status, 0) << h.out;
   for (const char* flag :
        {"--mode", "--scenarios", "--threads", "--cs-ns", "--local-ns", "--rw-cs-ns", "--rw-local-ns",
-        "--read-pct", "--max-run-ms", "--handoff-delay-ns", "--list-locks", "--version"}) {
+        "--read-pct", "--max-run-ms", "--repetitions", "--handoff-delay-ns", "--list-locks", "--version"}) {
     EXPECT_NE(h.out.find(flag), std::string::npos) << "--help lacks " << flag;
   }
   for (const char* old : {"--cs_ns", "--max_run_ms", "--list_locks"}) {
@@ -243,6 +248,10 @@ TEST(BenchQuick, EveryBenchmarkRanWithItsCountersAndTheReportIsMade) {
                               "## Contended", "## Read/write mixes", "vs std::mutex", "vs best peer"}) {
     EXPECT_NE(text.find(section), std::string::npos) << "report.md lacks " << section;
   }
+  // One repetition: no spread to show, and the report says so; the compact summary is written.
+  EXPECT_NE(text.find("one repetition per benchmark"), std::string::npos)
+      << "quick mode's report lacks its caveat";
+  EXPECT_TRUE(std::ifstream(report_dir + "/summary.json")) << "report.py wrote no summary.json";
   // Each plot the report links exists and is a PNG.
   size_t plots = 0;
   for (size_t at = text.find("](plots/"); at != std::string::npos; at = text.find("](plots/", at + 1)) {

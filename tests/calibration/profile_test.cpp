@@ -6,12 +6,14 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
+#include "spinwise/spinwise.hpp"
 #include "test_util.hpp"
 
 namespace sw = spinwise;
@@ -191,6 +193,43 @@ TEST_F(Profile, UnmeasuredCpusGetTheirKindsMedian) {
   const std::size_t m = others.size() / 2;
   const double median = others.size() % 2 ? others[m] : 0.5 * (others[m - 1] + others[m]);
   EXPECT_FLOAT_EQ(static_cast<float>(sw::relax_ns_here()), static_cast<float>(median));
+}
+
+// Guards against a profile that sets a knob: the profile carries a recommended delay_unit_ns
+// (here for a 400 ns target, and one recommended at the library's default) and applying it changes
+// the relax table and the counter rate only; every policy's knobs, process-wide and a lock's own,
+// stay what the engine set (docs/profile-format.md, "What applying changes").
+TEST_F(Profile, ApplyingSetsNoKnob) {
+  ASSERT_TRUE(sw::sx_lock::policy::set_delay_unit_ns(120).ok());  // an engine's own setting
+  const auto time_before = sw::time_policy<>::current();
+  const auto sx_before = sw::sx_lock::policy::current();
+  const auto innodb_before = sw::innodb_policy<>::current();
+  const auto exp_before = sw::exp_backoff_policy<>::current();
+  for (double target : {400.0, 0.0}) {
+    sw::calibration_result p = make_profile(20.0);
+    p.settings.target_ns = target;
+    p.settings.target_reason.clear();
+    sw::derive_recommendations(p);
+    ASSERT_FALSE(p.recommendations.empty());
+    EXPECT_EQ(p.recommendations.front().delay_unit_is_default, target == 0.0);
+    EXPECT_EQ(p.recommendations.front().delay_unit_ns, target == 0.0 ? sw::kDefaultTargetNs : target);
+    sw::clear_relax_ns();
+    const sw::profile_status st = sw::load_profile_text(sw::profile_to_json(p));
+    ASSERT_TRUE(st) << st.message;
+    EXPECT_TRUE(sw::relax_ns_installed());
+    const auto time_after = sw::time_policy<>::current();
+    EXPECT_EQ(std::memcmp(&time_before, &time_after, sizeof time_before), 0)
+        << "time_policy<>'s knobs changed";
+    const auto sx_after = sw::sx_lock::policy::current();
+    EXPECT_EQ(sx_after.delay_unit_ns, 120u);
+    EXPECT_EQ(std::memcmp(&sx_before, &sx_after, sizeof sx_before), 0) << "sx_lock's knobs changed";
+    const auto innodb_after = sw::innodb_policy<>::current();
+    const auto exp_after = sw::exp_backoff_policy<>::current();
+    EXPECT_EQ(std::memcmp(&innodb_before, &innodb_after, sizeof innodb_before), 0);
+    EXPECT_EQ(std::memcmp(&exp_before, &exp_after, sizeof exp_before), 0);
+  }
+  EXPECT_EQ(sw::time_policy<>::delay_unit_ns(), 200u);
+  sw::sx_lock::policy::reset();
 }
 
 namespace {

@@ -1,9 +1,20 @@
-# Builds and runs one consumer of spinwise the way an engine would consume it.
-#   cmake -DMODE=installed|subdirectory|fetchcontent -DSOURCE_DIR=... -DWORK_DIR=... -P run_consumer.cmake
-# installed:     configure spinwise alone, cmake --install into a prefix, then find_package(CONFIG)
-#                and pkg-config against that prefix.
+# Builds and runs the consumers of spinwise an engine would be, one way of consuming per MODE.
+#   cmake -DMODE=installed|shared|subdirectory|fetchcontent -DSOURCE_DIR=... -DWORK_DIR=...
+#         -DGENERATOR=... -DCXX=<compiler> [mode arguments] -P run_consumer.cmake
+# installed:     plain `cmake --install` of spinwise's own build tree (BUILD_DIR) into a prefix other
+#                than the configured one: the layout (tools in, benchmarks out), find_package with and
+#                without COMPONENTS runtime (header-only with hwloc and libnuma disabled), pkg-config
+#                (relocated prefix; spinwise-runtime.pc links); then `--component bench` alone.
+#                Arguments: BUILD_DIR, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (the tree's GNUInstallDirs),
+#                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ',').
+# shared:        configure spinwise alone with SPINWISE_RUNTIME_SHARED=ON (tools and benchmarks on),
+#                build only spinwise_runtime, plain install to another prefix with a datadir two
+#                levels deep: no executables, the SONAME and links, find_package(COMPONENTS runtime)
+#                and pkg-config without --static, each consumer NEEDing the SONAME.
+#                Arguments: VERSION, SOVERSION.
 # subdirectory:  add_subdirectory(<spinwise source>).
 # fetchcontent:  FetchContent_Declare(spinwise URL <tarball of the source> URL_HASH SHA256=...).
+cmake_minimum_required(VERSION 3.21)  # this script's policies (IN_LIST), as in the project's
 
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -14,53 +25,217 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
+function(fail what)
+  message(FATAL_ERROR "consumer ${MODE}: ${what}")
+endfunction()
+
+function(expect_files)
+  foreach(f IN LISTS ARGN)
+    if(NOT EXISTS ${f})
+      fail("${f} was not installed")
+    endif()
+  endforeach()
+endfunction()
+
+function(expect_no_files)
+  foreach(f IN LISTS ARGN)
+    if(EXISTS ${f} OR IS_SYMLINK ${f})
+      fail("${f} was installed")
+    endif()
+  endforeach()
+endfunction()
+
+# Configures tests/consumers/project into WORK_DIR/<name> with the given -D arguments, builds and
+# runs its `consumer`.
+function(consume name)
+  run(${CMAKE_COMMAND} ${gen} -S ${consumer_src} -B ${WORK_DIR}/${name} ${cxx_arg} ${ARGN})
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/${name})
+  run(${WORK_DIR}/${name}/consumer)
+  string(STRIP "${last_output}" out)
+  message(STATUS "consumer ${MODE}/${name}: built with CMake, ran ${out}")
+endfunction()
+
+# `pkg-config --cflags spinwise` names <prefix>/include (spelled through ${pcfiledir}).
+function(check_pc_include prefix includedir)
+  run(${PKG_CONFIG} --cflags-only-I spinwise)
+  string(STRIP "${last_output}" flag)
+  if(NOT flag MATCHES "^-I(.+)$")
+    fail("pkg-config --cflags-only-I spinwise gave '${flag}'")
+  endif()
+  file(REAL_PATH "${CMAKE_MATCH_1}" got)
+  file(REAL_PATH "${prefix}/${includedir}" want)
+  if(NOT got STREQUAL want)
+    fail("pkg-config --cflags spinwise gave '${flag}', which is ${got}, not ${want}")
+  endif()
+endfunction()
+
+# Compiles and links `source` into WORK_DIR/<name> with the flags `pkg-config <args>` gives, runs it.
+function(pc_program name source)
+  run(${PKG_CONFIG} ${ARGN})
+  string(STRIP "${last_output}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  run(${CXX} -std=c++17 ${source} ${pc_flags} -o ${WORK_DIR}/${name})
+  run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${pc_libdir} ${WORK_DIR}/${name})
+  string(REPLACE ";" " " args "${ARGN}")
+  message(STATUS "consumer ${MODE}/${name}: built with pkg-config ${args}, ran")
+endfunction()
+
+# The SONAME of `file` (readelf -d), or the NEEDED entries with `what`=NEEDED.
+function(dynamic_entries out file what)
+  run(${READELF} -d ${file})
+  string(REGEX MATCHALL "\\(${what}\\)[^\n]*\\[[^]]+\\]" lines "${last_output}")
+  set(names "")
+  foreach(l IN LISTS lines)
+    string(REGEX REPLACE ".*\\[([^]]+)\\]" "\\1" n "${l}")
+    list(APPEND names ${n})
+  endforeach()
+  set(${out} "${names}" PARENT_SCOPE)
+endfunction()
+
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(consumer_src ${SOURCE_DIR}/tests/consumers/project)
 set(gen -G "${GENERATOR}")
+if(NOT CXX)
+  set(CXX c++)
+endif()
+set(cxx_arg -DCMAKE_CXX_COMPILER=${CXX})
+foreach(list TOOLS BENCH_TOOLS RUNTIME_DEPS)
+  string(REPLACE "," ";" ${list} "${${list}}")
+endforeach()
 
 if(MODE STREQUAL "installed")
   set(prefix ${WORK_DIR}/prefix)
-  run(${CMAKE_COMMAND} ${gen} -S ${SOURCE_DIR} -B ${WORK_DIR}/spinwise-build -DCMAKE_BUILD_TYPE=Release
-      -DCMAKE_INSTALL_PREFIX=${prefix} -DSPINWISE_BUILD_TESTS=OFF -DSPINWISE_BUILD_BENCH=OFF
-      -DSPINWISE_BUILD_TOOLS=OFF -DSPINWISE_INSTALL=ON)
-  run(${CMAKE_COMMAND} --build ${WORK_DIR}/spinwise-build)
-  run(${CMAKE_COMMAND} --install ${WORK_DIR}/spinwise-build)
-  run(${CMAKE_COMMAND} ${gen} -S ${consumer_src} -B ${WORK_DIR}/build -DCONSUME=find_package
-      -DCMAKE_PREFIX_PATH=${prefix})
-  # The pkg-config file must describe the same headers: compile the consumer with its flags too.
+  set(pc_libdir ${prefix}/${LIBDIR})
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+  # Development files and tools; never a benchmark.
+  set(cmakedir ${prefix}/${LIBDIR}/cmake/spinwise)
+  expect_files(${prefix}/${INCLUDEDIR}/spinwise/spinwise.hpp ${prefix}/${INCLUDEDIR}/spinwise/arch/generic.hpp
+               ${prefix}/${INCLUDEDIR}/spinwise/runtime/relax_cost.hpp
+               ${cmakedir}/spinwiseConfig.cmake ${cmakedir}/spinwiseConfigVersion.cmake
+               ${cmakedir}/spinwiseTargets.cmake ${cmakedir}/spinwiseRuntimeTargets.cmake
+               ${prefix}/${DATADIR}/pkgconfig/spinwise.pc ${prefix}/${DATADIR}/pkgconfig/spinwise-runtime.pc)
+  if(RUNTIME_STATIC)
+    expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.a)
+  else()
+    expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.so)
+  endif()
+  foreach(tool IN LISTS TOOLS)
+    expect_files(${prefix}/${BINDIR}/${tool})
+  endforeach()
+  expect_no_files(${prefix}/${BINDIR}/spinwise-bench ${prefix}/${BINDIR}/spinwise-stress)
+
+  # Header-only: if the config looked for hwloc or libnuma, the disabled packages would fail it.
+  consume(headers -DCONSUME=find_package_headers -DCMAKE_PREFIX_PATH=${prefix}
+          -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseHwloc=ON -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseNuma=ON)
+  consume(runtime -DCONSUME=find_package -DCMAKE_PREFIX_PATH=${prefix})
+  # The control for the header-only case: COMPONENTS runtime of a static runtime built with hwloc
+  # or libnuma does look for it, so disabling it must fail the configure, with the reason.
+  if(RUNTIME_DEPS)
+    list(GET RUNTIME_DEPS 0 dep)
+    execute_process(COMMAND ${CMAKE_COMMAND} ${gen} -S ${consumer_src} -B ${WORK_DIR}/runtime-without-dep ${cxx_arg}
+                            -DCONSUME=find_package -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_DISABLE_FIND_PACKAGE_${dep}=ON
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    string(REGEX REPLACE "[ \n]+" " " out "${out}")  # CMake wraps the reason
+    if(rc EQUAL 0 OR NOT out MATCHES "built with ${dep}, which was not found")
+      fail("find_package(spinwise COMPONENTS runtime) without ${dep} did not fail as it should (${rc}):\n${out}")
+    endif()
+    message(STATUS "consumer ${MODE}: COMPONENTS runtime without ${dep} fails, as it should")
+  endif()
+
+  # pkg-config, relocated: the tree was configured for another prefix.
   find_program(PKG_CONFIG pkg-config REQUIRED)
-  set(ENV{PKG_CONFIG_PATH} ${prefix}/share/pkgconfig)
-  run(${PKG_CONFIG} --cflags --libs spinwise)
-  string(STRIP "${last_output}" pc_flags)
-  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
-  run(c++ -std=c++17 ${consumer_src}/headers_only.cpp ${pc_flags} -o ${WORK_DIR}/pkgconfig_consumer)
-  run(${WORK_DIR}/pkgconfig_consumer)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/${DATADIR}/pkgconfig)
+  check_pc_include(${prefix} ${INCLUDEDIR})
+  pc_program(pkgconfig_headers ${consumer_src}/headers_only.cpp --cflags --libs spinwise)
+  if(RUNTIME_STATIC)
+    pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs --static spinwise-runtime)
+  else()
+    pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs spinwise-runtime)
+  endif()
+
+  # The bench component, asked for: the benchmarks and nothing else.
+  if(BENCH_TOOLS)
+    set(bench_prefix ${WORK_DIR}/bench-prefix)
+    run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${bench_prefix} --component bench)
+    file(GLOB_RECURSE got RELATIVE ${bench_prefix} ${bench_prefix}/*)
+    set(want "")
+    foreach(tool IN LISTS BENCH_TOOLS)
+      list(APPEND want ${BINDIR}/${tool})
+    endforeach()
+    list(SORT got)
+    list(SORT want)
+    if(NOT got STREQUAL want)
+      fail("--component bench installed '${got}', not '${want}'")
+    endif()
+    message(STATUS "consumer ${MODE}: --component bench installed ${got}")
+  endif()
+elseif(MODE STREQUAL "shared")
+  # A non-default layout: a datadir two levels deep, so the .pc's way back to its
+  # prefix is ../../.. and not the usual ../..
+  set(prefix ${WORK_DIR}/prefix)
+  set(pc_libdir ${prefix}/lib)
+  run(${CMAKE_COMMAND} ${gen} -S ${SOURCE_DIR} -B ${WORK_DIR}/spinwise-build ${cxx_arg} -DCMAKE_BUILD_TYPE=Release
+      -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/configured-prefix
+      -DCMAKE_INSTALL_DATADIR=share/engine -DSPINWISE_RUNTIME_SHARED=ON -DSPINWISE_BUILD_TESTS=OFF
+      -DSPINWISE_BUILD_TOOLS=ON -DSPINWISE_BUILD_BENCH=ON -DSPINWISE_INSTALL=ON)
+  # Only the library: the tools and benchmarks configured beside it are not built.
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/spinwise-build --target spinwise_runtime)
+  run(${CMAKE_COMMAND} --install ${WORK_DIR}/spinwise-build --prefix ${prefix})
+  if(EXISTS ${WORK_DIR}/configured-prefix)
+    fail("the install went to the configured prefix, not --prefix")
+  endif()
+  file(GLOB bin_files ${prefix}/bin/*)
+  if(bin_files)
+    fail("a library-only build installed executables: ${bin_files}")
+  endif()
+  set(lib ${prefix}/lib/libspinwise_runtime.so)
+  expect_files(${lib}.${VERSION} ${lib}.${SOVERSION} ${lib} ${prefix}/share/engine/pkgconfig/spinwise.pc)
+  expect_no_files(${prefix}/lib/libspinwise_runtime.a)
+  if(NOT IS_SYMLINK ${lib}.${SOVERSION} OR NOT IS_SYMLINK ${lib})
+    fail("${lib} and ${lib}.${SOVERSION} should be links to ${lib}.${VERSION}")
+  endif()
+  find_program(READELF readelf REQUIRED)  # binutils
+  dynamic_entries(soname ${lib}.${VERSION} SONAME)
+  if(NOT soname STREQUAL "libspinwise_runtime.so.${SOVERSION}")
+    fail("SONAME of ${lib}.${VERSION} is '${soname}', not libspinwise_runtime.so.${SOVERSION}")
+  endif()
+  message(STATUS "consumer ${MODE}: SONAME ${soname}")
+
+  consume(runtime -DCONSUME=find_package -DCMAKE_PREFIX_PATH=${prefix})
+  dynamic_entries(needed ${WORK_DIR}/runtime/consumer NEEDED)
+  if(NOT "libspinwise_runtime.so.${SOVERSION}" IN_LIST needed)
+    fail("the find_package consumer does not need libspinwise_runtime.so.${SOVERSION} (NEEDED: ${needed})")
+  endif()
+
+  find_program(PKG_CONFIG pkg-config REQUIRED)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/share/engine/pkgconfig)
+  check_pc_include(${prefix} include)
+  pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs spinwise-runtime)
+  dynamic_entries(needed ${WORK_DIR}/pkgconfig_runtime NEEDED)
+  if(NOT "libspinwise_runtime.so.${SOVERSION}" IN_LIST needed)
+    fail("the pkg-config consumer does not need libspinwise_runtime.so.${SOVERSION} (NEEDED: ${needed})")
+  endif()
 elseif(MODE STREQUAL "subdirectory")
-  run(${CMAKE_COMMAND} ${gen} -S ${consumer_src} -B ${WORK_DIR}/build -DCONSUME=add_subdirectory
-      -DSPINWISE_SOURCE=${SOURCE_DIR})
+  consume(build -DCONSUME=add_subdirectory -DSPINWISE_SOURCE=${SOURCE_DIR})
 elseif(MODE STREQUAL "fetchcontent")
   # A release tarball of the source tree (what a URL download would bring), without build trees.
   set(tarball ${WORK_DIR}/spinwise-src.tar.gz)
   execute_process(COMMAND ${CMAKE_COMMAND} -E tar czf ${tarball} CMakeLists.txt include arch src tools bench tests
                   WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "consumer fetchcontent: could not pack the source tree")
+    fail("could not pack the source tree")
   endif()
   file(SHA256 ${tarball} sha)
-  run(${CMAKE_COMMAND} ${gen} -S ${consumer_src} -B ${WORK_DIR}/build -DCONSUME=fetchcontent
-      -DSPINWISE_URL=file://${tarball} -DSPINWISE_SHA256=${sha})
+  consume(build -DCONSUME=fetchcontent -DSPINWISE_URL=file://${tarball} -DSPINWISE_SHA256=${sha})
 else()
-  message(FATAL_ERROR "unknown MODE '${MODE}'")
+  fail("unknown MODE '${MODE}'")
 endif()
 
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run(${WORK_DIR}/build/consumer)
-message(STATUS "consumer ${MODE}: ${last_output}")
 # Not top level: spinwise's own tests, benchmarks and tools must not have been built.
-if(NOT MODE STREQUAL "installed")
+if(MODE MATCHES "^(subdirectory|fetchcontent)$")
   file(GLOB_RECURSE leaked ${WORK_DIR}/build/*spinwise_arch_test* ${WORK_DIR}/build/*spinwise-calibrate)
   if(leaked)
-    message(FATAL_ERROR "consumer ${MODE}: spinwise built its own tests or tools as a subproject: ${leaked}")
+    fail("spinwise built its own tests or tools as a subproject: ${leaked}")
   endif()
 endif()

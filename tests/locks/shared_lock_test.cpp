@@ -41,7 +41,9 @@ using SharedLockTypes =
                      // the same algorithms over other policies
                      spinwise::spin_shared_mutex_t<spinwise::no_backoff_policy<>>,
                      spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>,
-                     spinwise::hybrid_shared_mutex_t<spinwise::time_policy<variant_tag>>,
+                     // the shared latches' InnoDB replay (their default was innodb_policy up to 0.2.0)
+                     spinwise::hybrid_shared_mutex_t<spinwise::innodb_policy<variant_tag>>,
+                     spinwise::sx_lock_t<spinwise::innodb_policy<variant_tag>>,
                      spinwise::sx_lock_t<spinwise::exp_backoff_policy<variant_tag>>>;
 
 // What each lock promises beyond SharedLockable.

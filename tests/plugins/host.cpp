@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-
 #include <spinwise/relax_time.hpp>
 
 #include "plugin_api.hpp"
@@ -78,7 +77,8 @@ int main(int argc, char** argv) {
   // Knobs: set in each module in turn, seen by all three.
   check(spinwise::time_policy<>::set_spin_wait_delay(30).ok(), "host sets time.spin_wait_delay 30");
   check(a->time_delay() == 30 && b->time_delay() == 30, "A and B see time.spin_wait_delay 30");
-  check(spinwise::hybrid_mutex::policy::set_spin_wait_delay(17).ok(), "host sets hybrid_mutex.spin_wait_delay 17");
+  check(spinwise::hybrid_mutex::policy::set_spin_wait_delay(17).ok(),
+        "host sets hybrid_mutex.spin_wait_delay 17");
   check(a->hybrid_delay() == 17 && b->hybrid_delay() == 17, "A and B see hybrid_mutex's Tag override 17");
   b->set_buf_pool_delay(9);
   check(engine::buf_pool_latch::policy::spin_wait_delay() == 9 && a->buf_pool_delay() == 9,
@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
   const std::uint64_t h1 = spinwise::detail::jitter_next();
   const std::uint64_t h2 = spinwise::detail::jitter_next();
   spinwise::seed_spin_jitter(42);
-  check(a->jitter_draw() == h1 && b->jitter_draw() == h2, "A and B continue the host thread's seeded sequence");
+  check(a->jitter_draw() == h1 && b->jitter_draw() == h2,
+        "A and B continue the host thread's seeded sequence");
 
   std::printf("%d failure(s)\n", g_failures);
   return g_failures == 0 ? 0 : 1;

@@ -196,6 +196,66 @@ struct knob_api {
     }
   }
 
+  // ---- Fields by index, for the knob registry (spinwise/knob_registry.hpp) --------------------
+  // What the registry and the knob parsers need without knowing Spec: the fields' descriptions,
+  // per-field values and overrides, and a batch of fields (bit i = field i) checked first and then
+  // published in one CAS. The same validation and Tag semantics as set(name, value).
+  static constexpr std::size_t field_count() noexcept { return Spec::kCount; }
+  static constexpr const knob_field* fields() noexcept { return Spec::kFields; }
+
+  // The value of field i waiters use now (the override, or the process-wide value).
+  static std::uint32_t field_value(std::size_t i) noexcept { return knob_get(knob_word<Spec, Tag>(), i); }
+
+  // True when this Tag overrides field i (always false for the process-wide values).
+  static bool field_overridden(std::size_t i) noexcept {
+    if constexpr (std::is_void_v<Tag>) {
+      return false;
+    } else {
+      return (word().load(std::memory_order_relaxed) & knob_set_bit(i)) != 0;
+    }
+  }
+
+  // Sets the fields in `which` to v[i] at once; all or nothing.
+  static knob_status set_fields(std::uint32_t which, const std::uint32_t* v) noexcept {
+    return store(which, v);
+  }
+
+  // Dry run of set_fields(which, v): its result if the process-wide values were `global` (all
+  // Spec::kCount of them; nullptr: as they are now), so a batch that also changes the family's
+  // values checks a Tag against them. Changes nothing. Mirrors store().
+  static knob_status check_fields(std::uint32_t which, const std::uint32_t* v,
+                                  const std::uint32_t* global = nullptr) noexcept {
+    for (std::size_t i = 0; i < Spec::kCount; ++i) {
+      const knob_field& f = Spec::kFields[i];
+      if ((which >> i & 1u) && (v[i] < f.min || v[i] > f.max))
+        return {std::errc::argument_out_of_domain, f.range_error};
+    }
+    std::uint64_t g = knob_word<Spec, void>();
+    if (global != nullptr) {
+      for (std::size_t i = 0; i < Spec::kCount; ++i) g = knob_put(g, i, global[i]);
+    }
+    std::uint64_t next = std::is_void_v<Tag> ? g : word().load(std::memory_order_relaxed);
+    const std::uint64_t seen = std::is_void_v<Tag> ? g : knob_merge(next, g);
+    for (std::size_t i = 0; i < Spec::kCount; ++i) {
+      if (which >> i & 1u) {
+        next = knob_put(next, i, v[i]);
+        if constexpr (!std::is_void_v<Tag>) next |= knob_set_bit(i);
+      }
+    }
+    if constexpr (!std::is_void_v<Tag>) {
+      if (which & knob_tied<Spec>::value) {
+        for (std::size_t i = 0; i < Spec::kCount; ++i) {
+          if ((knob_tied<Spec>::value >> i & 1u) && !(next & knob_set_bit(i)))
+            next = knob_put(next, i, knob_get(seen, i)) | knob_set_bit(i);
+        }
+      }
+      next = knob_merge(next, g);
+    }
+    if (const char* e = Spec::cross_check(next)) return {std::errc::invalid_argument, e};
+    return {};
+  }
+  // ---- end of the registry's block ---------------------------------------------------------
+
  protected:
   static knob_status set_field(std::size_t i, std::uint32_t value) noexcept {
     std::uint32_t v[kMaxKnobFields] = {};

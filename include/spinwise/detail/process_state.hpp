@@ -88,13 +88,14 @@ struct state_lock {
 struct process_state {
   // The active relax kind (arch.hpp); read with a relaxed load per relax.
   alignas(kStatePad) std::atomic<std::uint8_t> relax{kRelaxUnresolved};
-  std::atomic<std::uint64_t> counter_hz{0};           // counter ticks per second, 0 = not measured
-  std::atomic<std::uint64_t> jitter_streams{0};       // threads seeded so far (jitter.hpp)
+  std::atomic<std::uint64_t> counter_hz{0};      // counter ticks per second, 0 = not measured
+  std::atomic<std::uint64_t> jitter_streams{0};  // threads seeded so far (jitter.hpp)
 
   // The relax table (relax_time.hpp). 0 = unknown.
-  alignas(kStatePad) std::atomic<std::uint8_t> relax_ns_kind{kRelaxUnresolved};  // the kind the table describes
-  std::atomic<float> relax_ns_fallback{0.0f};                                    // the profile's value for other CPUs
-  std::atomic<float> relax_ns_quick[kRelaxKinds] = {};                           // quick measurement, per kind
+  alignas(kStatePad) std::atomic<std::uint8_t> relax_ns_kind{
+      kRelaxUnresolved};                                // the kind the table describes
+  std::atomic<float> relax_ns_fallback{0.0f};           // the profile's value for other CPUs
+  std::atomic<float> relax_ns_quick[kRelaxKinds] = {};  // quick measurement, per kind
   std::atomic<float> relax_ns_cpu[kMaxRelaxCpus] = {};
 
   // Knob words by key (knob_store.hpp), statistics classes and registered knob classes by name.
@@ -131,7 +132,8 @@ inline const char* copy_key(std::string_view key) noexcept {
 // The process-wide word named `key`, created holding `initial` by the first module that asks.
 // Slow (a list walk under a lock): callers cache the pointer. Returns nullptr only when memory is
 // short; callers then fall back to a module-local word.
-SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key, std::uint64_t initial) noexcept {
+SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key,
+                                                           std::uint64_t initial) noexcept {
   process_state& p = process();
   p.lists_lock.lock();
   named_slot* s = p.slots.load(std::memory_order_relaxed);
@@ -201,7 +203,8 @@ constexpr std::string_view type_signature() noexcept {
 // unnamed or local class, as GCC and Clang spell them): no other module can name such a type, so
 // state keyed by it stays in the module.
 constexpr bool names_type_without_linkage(std::string_view sig) noexcept {
-  for (std::string_view mark : {"{anonymous}", "(anonymous", "<lambda", "(lambda", "<unnamed", "(unnamed", ")::"}) {
+  for (std::string_view mark :
+       {"{anonymous}", "(anonymous", "<lambda", "(lambda", "<unnamed", "(unnamed", ")::"}) {
     if (sig.find(mark) != std::string_view::npos) return true;
   }
   return false;

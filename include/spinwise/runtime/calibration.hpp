@@ -17,10 +17,12 @@
 // Recommendations. InnoDB's spin delay is `random[0, innodb_spin_wait_delay) x 50` relaxes, a
 // budget set when PAUSE took ~10 cycles: 50 x 10 = 500 core cycles per delay unit (167 ns at
 // 3 GHz). On Skylake (PAUSE ~140 cycles) the same setting spins 14x longer. The default target is
-// those 500 cycles at this machine's measured core clock; `target_ns` overrides it. For each core
-// kind and relax kind: spinwise's delay_unit_ns and relaxes per unit, MySQL 8.0.16+'s
-// innodb_spin_wait_pause_multiplier that gives the target, and ut_delay's worst-case and mean
-// wait per spin round at innodb_spin_wait_delay 6 and 30 with the stock multiplier of 50.
+// time_policy's default delay unit, 200 ns (that budget in time; spinwise's locks wait in it on
+// every CPU), so MySQL's setting and spinwise's aim at one time; `target_ns` overrides it. For each
+// core kind and relax kind: spinwise's delay_unit_ns (a knob: a profile never sets it) and relaxes
+// per unit, MySQL 8.0.16+'s innodb_spin_wait_pause_multiplier that gives the target, and
+// ut_delay's worst-case and mean wait per spin round at innodb_spin_wait_delay 6 and 30 with the
+// stock multiplier of 50.
 
 #include <cstdint>
 #include <functional>
@@ -33,15 +35,22 @@
 #include "spinwise/runtime/machine_info.hpp"
 #include "spinwise/runtime/sample_summary.hpp"
 #include "spinwise/runtime/topology.hpp"
+#include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
 // The pre-Skylake budget InnoDB's defaults were tuned on: 50 PAUSEs of ~10 cycles per delay unit.
 inline constexpr double kPreSkylakePauseCycles = 10.0;
 inline constexpr unsigned kInnodbDefaultPauseMultiplier = 50;
-inline constexpr double kDefaultTargetCycles = kPreSkylakePauseCycles * kInnodbDefaultPauseMultiplier;
-// Used for the default target when no plausible core clock was measured.
+inline constexpr double kInnodbBudgetCycles = kPreSkylakePauseCycles * kInnodbDefaultPauseMultiplier;
+// Used for innodb_budget_ns() when no plausible core clock was measured.
 inline constexpr double kFallbackCoreHz = 2.5e9;
+// The recommendations' default target: the delay unit spinwise's time policy waits in by default.
+// Not InnoDB's 500 cycles at the measured core clock (the earlier default): that figure moves
+// with a core clock estimate (frequency scaling, a busy host) and from machine to machine, while
+// the point of a unit in time is that it does not; and a target the library does not wait in
+// recommended a delay_unit_ns that no lock used unless the engine set the knob.
+inline constexpr double kDefaultTargetNs = time_settings{}.delay_unit_ns;
 // MySQL's bounds for innodb_spin_wait_pause_multiplier (8.0.16+).
 inline constexpr unsigned kInnodbMaxPauseMultiplier = 100;
 
@@ -104,8 +113,12 @@ struct recommendation {
   double relax_ns = 0;     // the kind summary's median
   double target_ns = 0;    // one delay unit
   bool uncertain = false;  // a CPU of this kind was not stable
-  // spinwise's time policy
+  // spinwise's time policy. delay_unit_ns is a knob (time_policy<>::set_delay_unit_ns, or a
+  // lock's own): a profile never sets it. At the default target it is the library's default
+  // (delay_unit_is_default: nothing to set); relaxes_per_unit is what the profile's relax table
+  // makes of it on this core kind.
   double delay_unit_ns = 0;
+  bool delay_unit_is_default = false;
   std::uint32_t relaxes_per_unit = 0;
   // MySQL 8.0.16+
   unsigned innodb_pause_multiplier = 0;   // within MySQL's 1..100
@@ -160,7 +173,7 @@ struct calibration_options {
   std::uint32_t trials = 0;       // 0: 101 (full) or 15 (quick)
   bool quick = false;
   cycles_source cycles = cycles_source::automatic;
-  double target_ns = 0;           // 0: kDefaultTargetCycles at the measured core clock
+  double target_ns = 0;           // 0: kDefaultTargetNs, time_policy's default delay unit
   bool discover_topology = true;  // false: one core kind, no hwloc/sysfs
   std::function<void(const calibration_progress&)> progress;  // called on the calling thread
 };
@@ -176,7 +189,9 @@ bool calibrate(const calibration_options& opt, calibration_result& out, std::str
 // The derived parts, recomputed from `r.cpus` (profiles store them, loaders recompute them).
 void summarize_kinds(calibration_result& r);
 void derive_recommendations(calibration_result& r);
-double default_target_ns(double core_hz);
+// InnoDB's pre-Skylake budget, kInnodbBudgetCycles, in ns at `core_hz` (kFallbackCoreHz when
+// implausible): what the default target's reason compares the target with.
+double innodb_budget_ns(double core_hz);
 ut_delay_figure ut_delay(unsigned spin_wait_delay, unsigned pause_multiplier, double relax_ns);
 
 // The in-process quick calibration for engines that ship no profile: one CPU (the one the calling

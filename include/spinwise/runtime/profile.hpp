@@ -2,23 +2,30 @@
 // Calibration profiles: a versioned JSON document that spinwise-calibrate writes and engines load
 // at start-up (spinwise::runtime).
 //
-// Loading applies the profile's per-CPU cost of the active relax kind to the time policy's
-// ns-to-relax conversion (install_relax_ns in <spinwise/relax_time.hpp>) and its counter rate
-// (set_counter_frequency). It is all or nothing: a missing, unreadable, empty, truncated,
-// malformed, wrong-version, invalid or other-machine profile, or one without the active relax
-// kind, returns a status that says so and changes nothing. No input crashes the loader (a
-// libFuzzer target runs it in the test suite).
+// Loading applies the profile's per-CPU cost of the active relax kind to the time-based policies'
+// ns-to-relax conversion (install_relax_ns in <spinwise/relax_time.hpp>: every lock on time_policy
+// or exp_backoff_policy, the shared latches included) and its counter rate (set_counter_frequency).
+// innodb_policy counts relaxes and uses neither. Loading sets no knob: the recommendations a
+// profile carries (delay_unit_ns, MySQL's multiplier) are for the reader, and spin_wait_delay,
+// delay_unit_ns and spin_loops stay what the engine set. It is all or nothing: a missing,
+// unreadable, empty, truncated, malformed, wrong-version, invalid or other-machine profile, or one
+// without the active relax kind, returns a status that says so and changes nothing. No input
+// crashes the loader (a libFuzzer target runs it in the test suite).
 //
 // An engine's start-up:
 //   if (auto st = spinwise::load_profile_from_env(); !st && st.code != spinwise::profile_errc::not_set)
 //     log("spinwise profile not applied: %s", st.message.c_str());   // defaults stay in force
 //
-// The format is documented in README.md ("Calibration"); version 1 is the only one so far.
+// The format, and what applying changes and what not: docs/profile-format.md. Version 1 is the
+// only one so far.
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <type_traits>
 
+#include "spinwise/knobs.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise {
@@ -44,7 +51,23 @@ enum class profile_errc : unsigned char {
   rejected,       // install_relax_ns refused the values
 };
 
+}  // namespace spinwise
+
+template <>
+struct std::is_error_code_enum<spinwise::profile_errc> : std::true_type {};
+
+namespace spinwise {
+
 std::string_view to_string(profile_errc e) noexcept;
+
+// profile_errc is a std::error_code enum of spinwise's error category (<spinwise/knobs.hpp>):
+// value kProfileErrcBase + e, so `ec == profile_errc::not_found` holds for a profile_status's code.
+static_assert(static_cast<int>(profile_errc::rejected) == detail::kLastProfileErrc,
+              "keep detail::kErrcInfo's profile entries in step with profile_errc");
+inline std::error_code make_error_code(profile_errc e) noexcept {
+  if (e == profile_errc::ok) return {};
+  return {kProfileErrcBase + static_cast<int>(e), error_category()};
+}
 
 struct profile_status {
   profile_errc code = profile_errc::ok;
@@ -52,6 +75,8 @@ struct profile_status {
 
   bool ok() const noexcept { return code == profile_errc::ok; }
   explicit operator bool() const noexcept { return ok(); }
+  std::error_code error_code() const noexcept { return make_error_code(code); }
+  operator std::error_code() const noexcept { return error_code(); }
 };
 
 struct profile_load_options {
@@ -71,7 +96,7 @@ profile_status parse_profile(std::string_view text, calibration_result& out);
 
 // Applies a parsed profile to this process: the active relax kind's per-CPU costs (CPUs the
 // profile did not measure get the median of their core kind, others the median of all) and the
-// counter rate. All or nothing.
+// counter rate. No knob. All or nothing.
 profile_status apply_profile(const calibration_result& profile);
 
 // Parse, check the machine, apply. The file variant reads at most kMaxProfileBytes.

@@ -52,7 +52,7 @@ enum class difference : std::uint8_t {
 std::string_view to_string(difference d) noexcept;
 
 struct ratio_interval {
-  double ratio = 0;   // median(B) / median(A)
+  double ratio = 0;       // median(B) / median(A)
   double lo = 0, hi = 0;  // bootstrap percentile interval of the ratio
   double confidence = 0;
   difference verdict = difference::insufficient;

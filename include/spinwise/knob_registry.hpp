@@ -1,0 +1,635 @@
+#pragma once
+// knob_registry: every lock class and policy family with its knobs, by name, so that an engine
+// can set knobs from its own configuration (SET GLOBAL, a config file, an environment variable)
+// and list them (SHOW VARIABLES) without naming a type. Header-only: an engine that does not link
+// spinwise::runtime still has the registry and the knob text parser; the runtime adds load_knobs()
+// for files and the start-up call that reads SPINWISE_KNOBS (<spinwise/runtime/knob_config.hpp>).
+//
+// A knob's key is <class>.<knob>:
+//   class  a lock class, whose knobs are its alias's Tag overrides (hybrid_mutex, sx_lock, ...,
+//          or one an engine registered with register_knob_class), or a policy family, whose knobs
+//          are the process-wide values every class of that family follows until it overrides
+//          them (innodb, time, exp_backoff, no_backoff)
+//   knob   a field of the policy's settings struct (spin_wait_delay, delay_unit_ns, spin_loops, ...)
+// Setting a key is Policy::set(name, value) (a class's knob becomes an override); a batch
+// (apply_knobs) is all or nothing: every entry is parsed and checked, cross-field rules
+// (exp_backoff min_delay_ns <= max_delay_ns) on the batch's final values, before anything is set.
+//
+// The registered classes are process-wide (a list in detail/process_state.hpp, written under its
+// lock, never freed), so a class a plugin registers is seen by the host and every other module.
+// docs/knobs.md is the manual.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/process_state.hpp"
+#include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/knobs.hpp"
+#include "spinwise/mcs_mutex.hpp"
+#include "spinwise/rw_spinlock.hpp"
+#include "spinwise/spin_shared_mutex.hpp"
+#include "spinwise/sx_lock.hpp"
+#include "spinwise/tas_mutex.hpp"
+#include "spinwise/ticket_mutex.hpp"
+#include "spinwise/ttas_mutex.hpp"
+#include "spinwise/wait_policy.hpp"
+
+namespace spinwise {
+
+// One knob of a class, as SHOW VARIABLES would list it.
+struct knob_info {
+  std::string_view name;  // as the policy's settings struct spells it
+  std::uint32_t value;    // what the class's waiters use now
+  std::uint32_t def;      // the family's documented default
+  std::uint32_t min;      // bounds, inclusive
+  std::uint32_t max;
+  bool overridden;  // the class overrides the family's value (never for a family)
+};
+
+namespace detail {
+
+// A policy's knobs without its type. One constant per policy type (knob_ops_of below); a
+// registered class keeps a pointer to the registering module's copy, which lives as long as
+// the process (a module holding spinwise's process-wide state is never unloaded).
+struct knob_class_ops {
+  std::string_view policy;   // the family: "innodb", "time", "exp_backoff", "no_backoff"
+  std::string_view tag_key;  // the Tag's signature: with `policy`, names the knob word
+  bool process_wide;         // Tag = void: the family's own values
+  std::size_t count;
+  const knob_field* fields;
+  std::uint32_t (*value)(std::size_t) noexcept;
+  bool (*overridden)(std::size_t) noexcept;
+  knob_status (*set)(std::string_view, std::uint32_t) noexcept;
+  bool (*get)(std::string_view, std::uint32_t&) noexcept;
+  knob_status (*check_fields)(std::uint32_t, const std::uint32_t*, const std::uint32_t*) noexcept;
+  knob_status (*set_fields)(std::uint32_t, const std::uint32_t*) noexcept;
+  knob_status (*reset_field)(std::string_view) noexcept;
+  void (*reset_all)() noexcept;
+};
+
+template <class Policy>
+inline constexpr knob_class_ops knob_ops_of = {
+    Policy::name(),
+    type_signature<typename Policy::tag>(),
+    std::is_void_v<typename Policy::tag>,
+    Policy::field_count(),
+    Policy::fields(),
+    &Policy::field_value,
+    &Policy::field_overridden,
+    static_cast<knob_status (*)(std::string_view, std::uint32_t) noexcept>(&Policy::set),
+    &Policy::get,
+    &Policy::check_fields,
+    &Policy::set_fields,
+    static_cast<knob_status (*)(std::string_view) noexcept>(&Policy::reset),
+    static_cast<void (*)() noexcept>(&Policy::reset),
+};
+
+// A lock type names its policy (T::policy); a policy names itself.
+template <class T, class = void>
+struct knob_policy_of {
+  using type = T;
+};
+template <class T>
+struct knob_policy_of<T, std::void_t<typename T::policy>> {
+  using type = typename T::policy;
+};
+
+struct builtin_knob_class {
+  std::string_view name;
+  std::string_view alias_of;  // non-empty: another name of that class (the same type)
+  const knob_class_ops* ops;
+};
+
+// The library's lock aliases, each with its alias's policy (so the registry follows the alias
+// when its default policy changes), then the policy families' process-wide values.
+inline constexpr builtin_knob_class kBuiltinKnobClasses[] = {
+    {"hybrid_mutex", {}, &knob_ops_of<hybrid_mutex::policy>},
+    {"hybrid_shared_mutex", {}, &knob_ops_of<hybrid_shared_mutex::policy>},
+    {"sx_lock", {}, &knob_ops_of<sx_lock::policy>},
+    {"spin_shared_mutex", {}, &knob_ops_of<spin_shared_mutex::policy>},
+    {"rw_spinlock", "spin_shared_mutex", &knob_ops_of<rw_spinlock::policy>},
+    {"ttas_mutex", {}, &knob_ops_of<ttas_mutex::policy>},
+    {"tas_mutex", {}, &knob_ops_of<tas_mutex::policy>},
+    {"ticket_mutex", {}, &knob_ops_of<ticket_mutex::policy>},
+    {"mcs_mutex", {}, &knob_ops_of<mcs_mutex::policy>},
+    {"innodb", {}, &knob_ops_of<innodb_policy<>>},
+    {"time", {}, &knob_ops_of<time_policy<>>},
+    {"exp_backoff", {}, &knob_ops_of<exp_backoff_policy<>>},
+    {"no_backoff", {}, &knob_ops_of<no_backoff_policy<>>},
+};
+
+// A registered class: a node of the list at process().knob_classes, appended under
+// process().lists_lock and published with a release store; readers walk it without a lock.
+// Never freed. Its layout is part of the process state's ABI (the _v1 symbols).
+struct knob_class_node {
+  std::atomic<knob_class_node*> next{nullptr};
+  const char* name = nullptr;
+  std::size_t name_len = 0;
+  const knob_class_ops* ops = nullptr;
+};
+
+inline knob_class_node* first_registered_knob_class() noexcept {
+  return static_cast<knob_class_node*>(process().knob_classes.load(std::memory_order_acquire));
+}
+
+}  // namespace detail
+
+// One entry of the registry: a lock class or a policy family, with its knobs. A small value (a
+// name and a pointer); copies stay valid for the life of the process.
+class knob_class {
+ public:
+  knob_class(std::string_view name, const detail::knob_class_ops* ops, bool builtin,
+             std::string_view alias_of = {}) noexcept
+      : name_(name), alias_of_(alias_of), ops_(ops), builtin_(builtin) {}
+
+  std::string_view name() const noexcept { return name_; }
+  std::string_view policy() const noexcept { return ops_->policy; }  // its family
+  // True for a family's process-wide values (innodb, time, ...), false for a lock class.
+  bool process_wide() const noexcept { return ops_->process_wide; }
+  bool builtin() const noexcept { return builtin_; }
+  // For another name of a class ("rw_spinlock"): the class's name ("spin_shared_mutex"); else "".
+  std::string_view alias_of() const noexcept { return alias_of_; }
+
+  std::size_t size() const noexcept { return ops_->count; }  // its knobs
+  knob_info knob(std::size_t i) const noexcept {
+    const detail::knob_field& f = ops_->fields[i];
+    return {f.name, ops_->value(i), f.def, f.min, f.max, ops_->overridden(i)};
+  }
+  std::optional<knob_info> find(std::string_view knob_name) const noexcept {
+    const std::size_t i = index_of(knob_name);
+    if (i == size()) return std::nullopt;
+    return knob(i);
+  }
+  // The value waiters of this class use now; nullopt for an unknown knob.
+  std::optional<std::uint32_t> get(std::string_view knob_name) const noexcept {
+    std::uint32_t v = 0;
+    if (!ops_->get(knob_name, v)) return std::nullopt;
+    return v;
+  }
+  // Policy::set(knob, value): validated, all or nothing; a lock class's knob becomes an override.
+  knob_status set(std::string_view knob_name, std::uint32_t value) const noexcept {
+    return ops_->set(knob_name, value);
+  }
+  // Policy::reset(knob): a lock class follows its family's value again (SET GLOBAL x = DEFAULT);
+  // a family's knob goes back to its default.
+  knob_status reset(std::string_view knob_name) const noexcept { return ops_->reset_field(knob_name); }
+  // Policy::reset(): every knob of the class.
+  void reset() const noexcept { ops_->reset_all(); }
+  bool overridden() const noexcept {
+    for (std::size_t i = 0; i < size(); ++i) {
+      if (ops_->overridden(i)) return true;
+    }
+    return false;
+  }
+  // "spin_wait_delay, delay_unit_ns, spin_loops"
+  std::string knob_names() const {
+    std::string s;
+    for (std::size_t i = 0; i < size(); ++i) (s += i ? ", " : "") += ops_->fields[i].name;
+    return s;
+  }
+
+  std::size_t index_of(std::string_view knob_name) const noexcept {
+    std::size_t i = 0;
+    while (i < size() && ops_->fields[i].name != knob_name) ++i;
+    return i;
+  }
+  const detail::knob_class_ops& ops() const noexcept { return *ops_; }
+
+ private:
+  std::string_view name_, alias_of_;
+  const detail::knob_class_ops* ops_;
+  bool builtin_;
+};
+
+// Calls f(knob_class) for every built-in lock class, every family, then every registered class in
+// the order they were registered. Other names of a class (rw_spinlock) are not visited again;
+// find_knob_class() knows them.
+template <class F>
+void for_each_knob_class(F&& f) {
+  for (const detail::builtin_knob_class& b : detail::kBuiltinKnobClasses) {
+    if (b.alias_of.empty()) f(knob_class(b.name, b.ops, true));
+  }
+  for (auto* n = detail::first_registered_knob_class(); n != nullptr;
+       n = n->next.load(std::memory_order_acquire))
+    f(knob_class(std::string_view(n->name, n->name_len), n->ops, false));
+}
+
+// The class or family named `name` (an alias included); nullopt when there is none.
+inline std::optional<knob_class> find_knob_class(std::string_view name) noexcept {
+  for (const detail::builtin_knob_class& b : detail::kBuiltinKnobClasses) {
+    if (b.name == name) return knob_class(b.name, b.ops, true, b.alias_of);
+  }
+  for (auto* n = detail::first_registered_knob_class(); n != nullptr;
+       n = n->next.load(std::memory_order_acquire)) {
+    if (detail::key_equals(n->name, n->name_len, name))
+      return knob_class(std::string_view(n->name, n->name_len), n->ops, false);  // the node's copy lives on
+  }
+  return std::nullopt;
+}
+
+// "hybrid_mutex, hybrid_shared_mutex, ..., innodb, time, exp_backoff, no_backoff, <registered>"
+inline std::string knob_class_names() {
+  std::string s;
+  for (const detail::builtin_knob_class& b : detail::kBuiltinKnobClasses)
+    (s += s.empty() ? "" : ", ") += b.name;
+  for (auto* n = detail::first_registered_knob_class(); n != nullptr;
+       n = n->next.load(std::memory_order_acquire))
+    (s += ", ").append(n->name, n->name_len);
+  return s;
+}
+
+namespace detail {
+
+inline bool valid_knob_class_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  }
+  return true;
+}
+
+SPINWISE_COLD inline knob_status register_knob_class_ops(std::string_view name,
+                                                         const knob_class_ops* ops) noexcept {
+  if (!valid_knob_class_name(name))
+    return {errc::bad_knob_class_name, "a knob class name is 1 to 64 letters, digits or underscores"};
+  for (const builtin_knob_class& b : kBuiltinKnobClasses) {
+    if (b.name == name) return {errc::knob_class_exists, "a built-in knob class has that name"};
+  }
+  process_state& p = process();
+  p.lists_lock.lock();
+  knob_class_node* last = nullptr;
+  for (auto* n = static_cast<knob_class_node*>(p.knob_classes.load(std::memory_order_relaxed)); n != nullptr;
+       n = n->next.load(std::memory_order_relaxed)) {
+    if (key_equals(n->name, n->name_len, name)) {
+      p.lists_lock.unlock();
+      return {errc::knob_class_exists, "a knob class of that name is already registered"};
+    }
+    last = n;
+  }
+  const char* key = copy_key(name);
+  auto* node = key == nullptr ? nullptr : new (std::nothrow) knob_class_node;
+  if (node == nullptr) {
+    p.lists_lock.unlock();
+    std::free(const_cast<char*>(key));
+    return {errc::no_memory, "no memory to register a knob class"};
+  }
+  node->name = key;
+  node->name_len = name.size();
+  node->ops = ops;
+  // Appended, so that listings keep the registration order; the release store publishes the
+  // node's fields to readers walking without the lock.
+  if (last == nullptr) {
+    p.knob_classes.store(node, std::memory_order_release);
+  } else {
+    last->next.store(node, std::memory_order_release);
+  }
+  p.lists_lock.unlock();
+  return {};
+}
+
+}  // namespace detail
+
+// Registers an engine's lock class under `name` for the registry, SPINWISE_KNOBS and load_knobs:
+// T is a lock type (its ::policy is used) or a policy, e.g.
+//   struct buf_pool_tag;
+//   using buf_pool_latch = spinwise::sx_lock_t<spinwise::time_policy<buf_pool_tag>>;
+//   spinwise::register_knob_class<buf_pool_latch>("buf_pool_latch");
+// Refused (errc::knob_class_exists, the first registration stays) when the name is taken, by a
+// built-in class or an earlier registration from any module; errc::bad_knob_class_name unless the
+// name is 1 to 64 of [A-Za-z0-9_]. Two names may share one policy (then they share its knobs).
+template <class T>
+knob_status register_knob_class(std::string_view name) noexcept {
+  using policy = typename detail::knob_policy_of<T>::type;
+  return detail::register_knob_class_ops(name, &detail::knob_ops_of<policy>);
+}
+
+// ---- Knob text: "<class>.<knob>=<value>" entries -------------------------------------------
+
+// list:  comma-separated entries, as SPINWISE_KNOBS: "hybrid_mutex.spin_wait_delay=6,time.delay_unit_ns=150"
+// lines: one entry per line, as a knob file: "key = value", '#' starts a comment, blank lines skipped
+// Whitespace around keys, values and entries is ignored in both; empty entries are skipped.
+enum class knob_text_format { list, lines };
+
+// The outcome of a batch of knob entries (apply_knobs, check_knobs, load_knobs).
+struct knob_config_status {
+  errc code{};              // errc{} when every entry was applied (or would be, for check_knobs)
+  std::string message;      // one line naming the entry, its key and bounds, and that nothing changed
+  std::string key;          // the key the error is about, as written ("" when none)
+  std::size_t line = 0;     // 1-based: the line (lines format) or the entry (list format) of the error
+  std::size_t applied = 0;  // entries applied (or checked); 0 on any error
+
+  bool ok() const noexcept { return code == errc{}; }
+  explicit operator bool() const noexcept { return ok(); }
+  std::error_code error_code() const noexcept { return ok() ? std::error_code{} : make_error_code(code); }
+  operator std::error_code() const noexcept { return error_code(); }
+};
+
+namespace detail {
+
+inline std::string_view trim_knob_text(std::string_view s) noexcept {
+  constexpr std::string_view kSpace = " \t\r\n\f\v";
+  const std::size_t b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
+}
+
+inline std::string bounds_text(const knob_field& f) {
+  return std::to_string(f.min) + ".." + std::to_string(f.max);
+}
+
+// One parsed entry, and the knob word's fields it sets.
+struct knob_entry {
+  std::string key;
+  std::size_t line;
+  const knob_class_ops* ops;
+  std::size_t field;
+  std::uint32_t value;
+};
+
+// The entries that set one knob word, merged: set and checked as one.
+struct knob_group {
+  const knob_class_ops* ops = nullptr;
+  std::uint32_t which = 0;
+  std::uint32_t v[kMaxKnobFields] = {};
+  std::vector<std::size_t> entries;  // indices into the entry list
+  // The word as it was before the batch, for the rollback.
+  std::uint32_t old_v[kMaxKnobFields] = {};
+  std::uint32_t old_overridden = 0;
+};
+
+inline bool same_knob_word(const knob_class_ops& a, const knob_class_ops& b) noexcept {
+  return a.policy == b.policy && a.tag_key == b.tag_key;
+}
+
+// Serializes batches (of every module): a batch checks, then sets several words, and another
+// batch in between could invalidate the check. Process-wide through the named-object list.
+inline state_lock& knob_batch_lock() noexcept {
+  static state_lock* const shared = static_cast<state_lock*>(
+      find_object(kKnobClassObject, "spinwise.knob_batch_lock",  // not a class name: it has dots
+                  [] { return static_cast<void*>(new (std::nothrow) state_lock); }));
+  static state_lock local;  // no memory for the shared one: batches of this module still serialize
+  return shared != nullptr ? *shared : local;
+}
+
+class knob_batch {
+ public:
+  explicit knob_batch(knob_text_format format) : format_(format) {}
+
+  knob_config_status run(std::string_view text, bool apply) {
+    std::size_t line = 0;
+    const char sep = format_ == knob_text_format::list ? ',' : '\n';
+    while (true) {
+      ++line;
+      const std::size_t end = text.find(sep);
+      std::string_view entry = text.substr(0, end);
+      if (format_ == knob_text_format::lines) entry = entry.substr(0, entry.find('#'));
+      entry = trim_knob_text(entry);
+      if (!entry.empty() && !parse(entry, line)) return std::move(status_);
+      if (end == std::string_view::npos) break;
+      text.remove_prefix(end + 1);
+    }
+    // Checked and set under one hold of the batch lock, so that no other batch moves the values
+    // between the check and the set.
+    std::unique_lock<state_lock> hold(knob_batch_lock(), std::defer_lock);
+    if (apply) hold.lock();
+    if (!plan()) return std::move(status_);
+    if (apply && !commit()) return std::move(status_);
+    status_.applied = entries_.size();
+    return std::move(status_);
+  }
+
+ private:
+  std::string where(std::size_t line) const {
+    return (format_ == knob_text_format::lines ? "line " : "entry ") + std::to_string(line) + ": ";
+  }
+
+  bool fail(errc code, std::size_t line, std::string_view key, const std::string& why) {
+    status_.code = code;
+    status_.line = line;
+    status_.key = std::string(key);
+    status_.message = where(line) + why + "; no knob was changed";
+    return false;
+  }
+
+  bool parse(std::string_view entry, std::size_t line) {
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string_view::npos)
+      return fail(
+          errc::knob_syntax, line, {},
+          "'" + std::string(entry) + "' is not <class>.<knob>=<value> (e.g. hybrid_mutex.spin_wait_delay=6)");
+    const std::string_view key = trim_knob_text(entry.substr(0, eq));
+    const std::string_view value = trim_knob_text(entry.substr(eq + 1));
+    const std::size_t dot = key.find('.');
+    if (dot == std::string_view::npos || dot == 0 || dot + 1 == key.size())
+      return fail(errc::knob_syntax, line, key,
+                  "key '" + std::string(key) + "' is not <class>.<knob> (e.g. hybrid_mutex.spin_wait_delay)");
+    const std::string_view cls_name = key.substr(0, dot), knob_name = key.substr(dot + 1);
+    const std::optional<knob_class> cls = find_knob_class(cls_name);
+    if (!cls)
+      return fail(errc::unknown_knob_class, line, key,
+                  std::string(key) + ": unknown knob class '" + std::string(cls_name) +
+                      "' (known: " + knob_class_names() + ")");
+    const std::size_t field = cls->index_of(knob_name);
+    if (field == cls->size())
+      return fail(errc::unknown_knob, line, key,
+                  std::string(key) + ": " + std::string(cls_name) + " (" + std::string(cls->policy()) +
+                      " policy) has no knob '" + std::string(knob_name) +
+                      "' (its knobs: " + cls->knob_names() + ")");
+    const knob_field& f = cls->ops().fields[field];
+    std::uint64_t v = 0;
+    bool digits = !value.empty();
+    for (char c : value) {
+      if (c < '0' || c > '9') {
+        digits = false;
+        break;
+      }
+      if (v <= f.max) v = v * 10 + static_cast<unsigned>(c - '0');  // stops growing once out of range
+    }
+    if (!digits)
+      return fail(errc::knob_syntax, line, key,
+                  std::string(key) + " = '" + std::string(value) + "' is not a number (an integer in " +
+                      bounds_text(f) + ")");
+    if (v < f.min || v > f.max)
+      return fail(errc::knob_out_of_range, line, key,
+                  std::string(key) + " = " + std::string(value) + " is out of range: it must be in " +
+                      bounds_text(f));
+    for (const knob_entry& e : entries_) {
+      if (e.field == field && same_knob_word(*e.ops, cls->ops())) {
+        const std::string first = e.key == key ? "" : " as " + e.key;
+        return fail(errc::duplicate_knob, line, key,
+                    std::string(key) + " is set twice (first" + first + " at " +
+                        (format_ == knob_text_format::lines ? "line " : "entry ") + std::to_string(e.line) +
+                        ")");
+      }
+    }
+    entries_.push_back({std::string(key), line, &cls->ops(), field, static_cast<std::uint32_t>(v)});
+    return true;
+  }
+
+  knob_group* group_of(const knob_class_ops& ops) {
+    for (knob_group& g : groups_) {
+      if (same_knob_word(*g.ops, ops)) return &g;
+    }
+    return nullptr;
+  }
+
+  // Merges the entries per knob word and checks each word on the batch's final values: a class
+  // against its family's values as the batch leaves them.
+  bool plan() {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      const knob_entry& e = entries_[i];
+      knob_group* g = group_of(*e.ops);
+      if (g == nullptr) {
+        g = &groups_.emplace_back();
+        g->ops = e.ops;
+      }
+      g->which |= std::uint32_t{1} << e.field;
+      g->v[e.field] = e.value;
+      g->entries.push_back(i);
+    }
+    for (const knob_group& g : groups_) {
+      std::uint32_t planned[kMaxKnobFields] = {};
+      const std::uint32_t* global = nullptr;
+      if (!g.ops->process_wide) {
+        for (const knob_group& fam : groups_) {
+          if (!fam.ops->process_wide || fam.ops->policy != g.ops->policy) continue;
+          for (std::size_t f = 0; f < fam.ops->count; ++f)
+            planned[f] = (fam.which >> f & 1u) ? fam.v[f] : fam.ops->value(f);
+          global = planned;
+        }
+      }
+      const knob_status st = g.ops->check_fields(g.which, g.v, global);
+      if (!st) return fail_group(g, st);
+    }
+    return true;
+  }
+
+  bool fail_group(const knob_group& g, const knob_status& st) {
+    std::string keys;
+    for (std::size_t i : g.entries) {
+      (keys += keys.empty() ? "" : ", ") += entries_[i].key + " = " + std::to_string(entries_[i].value);
+    }
+    const knob_entry& last = entries_[g.entries.back()];
+    return fail(st.reason(), last.line, last.key, keys + ": " + st.message());
+  }
+
+  // Sets the family words first, so that each class word is set against the values it was
+  // checked with. Called with the batch lock held. A plain setter (Policy::set, knob_class::set)
+  // racing the batch can still fail a word after others were set: those are put back and the
+  // batch fails.
+  bool commit() {
+    std::vector<knob_group*> order;
+    for (knob_group& g : groups_) {
+      if (g.ops->process_wide) order.push_back(&g);
+    }
+    for (knob_group& g : groups_) {
+      if (!g.ops->process_wide) order.push_back(&g);
+    }
+    for (knob_group* g : order) {
+      for (std::size_t f = 0; f < g->ops->count; ++f) {
+        g->old_v[f] = g->ops->value(f);
+        if (g->ops->overridden(f)) g->old_overridden |= std::uint32_t{1} << f;
+      }
+    }
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const knob_status st = order[k]->ops->set_fields(order[k]->which, order[k]->v);
+      if (st) continue;
+      for (std::size_t u = k; u-- > 0;) restore(*order[u]);
+      return fail_group(*order[k], st);
+    }
+    return true;
+  }
+
+  static void restore(const knob_group& g) noexcept {
+    if (g.ops->process_wide) {
+      (void)g.ops->set_fields((std::uint32_t{1} << g.ops->count) - 1, g.old_v);
+    } else {
+      g.ops->reset_all();
+      if (g.old_overridden != 0) (void)g.ops->set_fields(g.old_overridden, g.old_v);
+    }
+  }
+
+  knob_text_format format_;
+  knob_config_status status_;
+  std::vector<knob_entry> entries_;
+  std::vector<knob_group> groups_;
+};
+
+}  // namespace detail
+
+// Parses and checks every entry of `text`, then sets them all; on any error sets nothing and says
+// which entry (its line or position), which key and which bounds. Setting a key is
+// find_knob_class(class)->set(knob, value); entries of one knob word are set at once, so rules
+// between fields (exp_backoff min_delay_ns <= max_delay_ns) hold on the batch's final values, and a
+// class is checked against its family's values as the batch leaves them. The same knob twice (also
+// through two names of one class) is an error.
+inline knob_config_status apply_knobs(std::string_view text,
+                                      knob_text_format format = knob_text_format::list) {
+  return detail::knob_batch(format).run(text, true);
+}
+
+// apply_knobs without setting anything: what it would say now.
+inline knob_config_status check_knobs(std::string_view text,
+                                      knob_text_format format = knob_text_format::list) {
+  return detail::knob_batch(format).run(text, false);
+}
+
+// The registry as a table, one knob per line (spinwise-stress and spinwise-bench --list-knobs):
+//   key  value  default  bounds  policy  source
+// where source is "override" (the class sets it), "family" (it follows its family's value, e.g.
+// time.spin_wait_delay) or "process-wide" (a family's own value).
+inline std::string format_knob_table() {
+  struct row {
+    std::string key, value, def, bounds, policy, source;
+  };
+  std::vector<row> rows;
+  rows.push_back({"key", "value", "default", "bounds", "policy", "source"});
+  for_each_knob_class([&](const knob_class& c) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const knob_info k = c.knob(i);
+      rows.push_back({std::string(c.name()) + "." + std::string(k.name), std::to_string(k.value),
+                      std::to_string(k.def), std::to_string(k.min) + ".." + std::to_string(k.max),
+                      std::string(c.policy()),
+                      c.process_wide() ? "process-wide"
+                      : k.overridden   ? "override"
+                                       : "follows " + std::string(c.policy()) + "." + std::string(k.name)});
+    }
+  });
+  std::size_t w[5] = {};
+  for (const row& r : rows) {
+    const std::string* cells[5] = {&r.key, &r.value, &r.def, &r.bounds, &r.policy};
+    for (std::size_t i = 0; i < 5; ++i) w[i] = std::max(w[i], cells[i]->size());
+  }
+  std::string out;
+  for (const row& r : rows) {
+    const std::string* cells[6] = {&r.key, &r.value, &r.def, &r.bounds, &r.policy, &r.source};
+    for (std::size_t i = 0; i < 6; ++i) {
+      const bool right = i == 1 || i == 2;  // numbers
+      const std::size_t pad = i < 5 ? w[i] - cells[i]->size() : 0;
+      if (right) out.append(pad, ' ');
+      out += *cells[i];
+      if (!right && i < 5) out.append(pad, ' ');
+      out += i < 5 ? "  " : "\n";
+    }
+  }
+  for (const detail::builtin_knob_class& b : detail::kBuiltinKnobClasses) {
+    if (!b.alias_of.empty())
+      out += std::string(b.name) + ".*: another name of " + std::string(b.alias_of) + ".*\n";
+  }
+  return out;
+}
+
+}  // namespace spinwise
