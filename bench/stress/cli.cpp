@@ -4,7 +4,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "spinwise/knob_registry.hpp"
 #include "spinwise/version.hpp"
 
 namespace spinwise::stress {
@@ -29,12 +31,15 @@ std::string list_locks_text() {
 
 }  // namespace
 
-parse_outcome parse_cli(int argc, const char* const* argv) {
+// The flags of one command line. `onto_base`: a --compare setting's flags follow the base's, and a
+// flag given in both takes the setting's value. `repeat_given`: whether --repeat was.
+static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_base, bool* repeat_given) {
   parse_outcome out;
   cli_options& o = out.options;
   workload_config& w = o.workload;
 
   CLI::App app{kDescription, "spinwise-stress"};
+  if (onto_base) app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.get_formatter()->column_width(34);
   app.set_version_flag("--version", "spinwise-stress " + std::string(kVersion), "print the version and exit");
   std::string scenario_s = "stats-lock", policy_s, cpu_s, sweep_cpus_s;
@@ -46,7 +51,9 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
       ->capture_default_str();
   app.add_option("--lock", w.lock.lock,
                  "lock under test (--list-locks); default hybrid_mutex (stats-lock), sx_lock (hot-page)");
-  auto* o_policy = app.add_option("--policy", policy_s, "wait policy: innodb, time, exp_backoff, no_backoff");
+  auto* o_policy = app.add_option("--policy", policy_s,
+                                  "wait policy: innodb, time, exp_backoff, no_backoff (default: the lock's "
+                                  "library default, --list-locks)");
   auto* o_delay =
       app.add_option("--spin-wait-delay", delay, "innodb/time: delay per round is [0, this) units (6)");
   auto* o_mult = app.add_option("--pause-multiplier", mult, "innodb: relaxes per delay unit (50)");
@@ -71,6 +78,15 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
                  "closed-loop clients (stats-lock 1: one burst at a time; hot-page 100 users)");
   app.add_option("--duration", duration, "seconds per run, warm-up included")->capture_default_str();
   app.add_option("--warmup", warmup, "seconds not measured at the start (default min(1, duration/5))");
+  app.add_option(
+         "--min-requests", w.min_requests,
+         "the window goes on past --duration until it has counted this many requests (0: a fixed time)")
+      ->capture_default_str();
+  app.add_option("--max-duration", w.max_duration_s,
+                 "seconds a run may last for --min-requests, warm-up included (default 3 x --duration)");
+  app.add_option("--calibrate-ms", w.calibrate_ms,
+                 "calibrate the work loop over this many ms, once per process (0: a 0.1 ms snapshot)")
+      ->capture_default_str();
   app.add_option("--seed", w.seed, "seed of the workload's and the spin jitter's generators")
       ->capture_default_str();
   app.add_option("--work-before-ns", w.work_before_ns, "CPU work before taking the latch")
@@ -104,11 +120,23 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
       app.add_option("--sweep-cpus", sweep_cpus_s, "sweep: emulated CPUs (broadwell,skylake,native)");
   auto* o_su =
       app.add_option("--sweep-unit-ns", o.sweep_opts.unit_ns, "sweep: the time policy's delay_unit_ns (200)");
-  auto* o_sr =
-      app.add_option("--repeat", o.sweep_opts.repeat, "sweep: runs per point (the plot uses the median)");
-  for (auto* opt : {o_sd, o_sc, o_su, o_sr}) opt->needs(o_sweep);
+  for (auto* opt : {o_sd, o_sc, o_su}) opt->needs(o_sweep);
+  o.repeat = 0;  // not given, until it is
+  auto* o_sr = app.add_option("--repeat", o.repeat,
+                              "runs per setting, reported as median, min..max and 95% interval "
+                              "(default 1; 5 with --compare)");
+  app.add_option("--order-seed", o.order_seed,
+                 "interleave the settings' runs A B A B (0) or shuffled per round from this seed")
+      ->capture_default_str();
+  std::vector<std::string> compare_help;  // parse_cli takes --compare's settings before this parser
+  app.add_option("--compare", compare_help,
+                 "\"FLAGS A\" \"FLAGS B\" ...: run each quoted set of flags on top of the others, "
+                 "interleaved, and judge B/A");
+  app.add_flag("--dry-run", o.dry_run, "print the settings and the order of their runs, run nothing");
   app.add_flag("--quiet", o.quiet, "print no per-run summary");
   app.add_flag("--list-locks", o.list_locks, "list the locks and their policies, then exit");
+  app.add_flag("--list-knobs", o.list_knobs,
+               "list the library's knobs (class.knob, value, default, bounds; SPINWISE_KNOBS), then exit");
 
   std::ostringstream help, err;
   try {
@@ -128,8 +156,16 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
     out.message = list_locks_text();
     return out;
   }
+  if (o.list_knobs) {
+    out.message = format_knob_table();
+    return out;
+  }
 
   try {
+    if (repeat_given != nullptr) *repeat_given = o_sr->count() > 0;
+    if (o_sr->count() > 0 && (o.repeat < 1 || o.repeat > 100)) {
+      throw std::invalid_argument("--repeat must be in 1..100, got " + std::to_string(o.repeat));
+    }
     if (!parse_scenario(scenario_s, w.sc)) {
       throw std::invalid_argument("--scenario must be stats-lock or hot-page, not '" + scenario_s + "'");
     }
@@ -206,8 +242,6 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
       if (o.sweep_opts.unit_ns < 1 || o.sweep_opts.unit_ns > 10000) {
         throw std::invalid_argument("--sweep-unit-ns must be in 1..10000");
       }
-      if (o.sweep_opts.repeat < 1 || o.sweep_opts.repeat > 100)
-        throw std::invalid_argument("--repeat must be in 1..100");
       workload_config probe = w;
       if (probe.lock.lock.empty()) probe.lock.lock = std::string(default_lock(w.sc));
       const lock_info* li = find_lock(probe.lock.lock);
@@ -230,6 +264,137 @@ parse_outcome parse_cli(int argc, const char* const* argv) {
     return out;
   }
   out.run = true;
+  return out;
+}
+
+namespace {
+
+// An argument that is a --compare setting rather than the next flag: one quoted argument that is
+// empty (the base configuration itself), holds a blank ("--spin-wait-delay 30"), or is no flag.
+bool is_setting_text(const std::string& a) {
+  return a.empty() || a[0] != '-' || a.find_first_of(" \t\n") != std::string::npos;
+}
+
+// A setting's text as arguments: split at blanks, '...' and "..." quote.
+std::vector<std::string> split_setting(const std::string& text) {
+  std::vector<std::string> args;
+  std::string cur;
+  bool in_arg = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        cur += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_arg = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_arg) args.push_back(cur);
+      cur.clear();
+      in_arg = false;
+    } else {
+      cur += c;
+      in_arg = true;
+    }
+  }
+  if (quote != 0) throw std::invalid_argument("unbalanced quote");
+  if (in_arg) args.push_back(cur);
+  return args;
+}
+
+// Flags that say how to run or what to write, not what a setting is.
+bool is_session_flag(const std::string& arg) {
+  const std::string name = arg.substr(0, arg.find('='));
+  for (const char* f : {"--compare", "--sweep", "--sweep-delays", "--sweep-cpus", "--sweep-unit-ns",
+                        "--repeat", "--order-seed", "--dry-run", "--json", "--csv", "--png", "--out-dir",
+                        "--quiet", "--list-locks", "--list-knobs", "--help", "-h", "--version"}) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
+parse_outcome refuse(std::string what) {
+  parse_outcome out;
+  out.exit_code = 2;
+  out.message = "spinwise-stress: error: " + std::move(what) + "\n";
+  return out;
+}
+
+parse_outcome parse_args(const std::vector<std::string>& args, bool onto_base, bool* repeat_given) {
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return parse_flags(static_cast<int>(argv.size()), argv.data(), onto_base, repeat_given);
+}
+
+}  // namespace
+
+// --compare's settings are taken out first (CLI11 would read a quoted "--policy time" as one
+// unknown flag); the rest is the base configuration, and each setting is its flags parsed after
+// the base's by the same parser, so a setting says what differs and a bad flag in it is refused
+// as it would be on its own.
+parse_outcome parse_cli(int argc, const char* const* argv) {
+  std::vector<std::string> base, settings;
+  bool compare = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i > 0 && (a == "--compare" || a.rfind("--compare=", 0) == 0)) {
+      compare = true;
+      if (a != "--compare") settings.push_back(a.substr(std::string("--compare=").size()));
+      while (i + 1 < argc && is_setting_text(argv[i + 1])) settings.emplace_back(argv[++i]);
+      continue;
+    }
+    base.push_back(a);
+  }
+  bool repeat_given = false;
+  parse_outcome out = parse_args(base, false, &repeat_given);
+  if (!out.run) return out;  // help, version, a list, or a bad flag
+  cli_options& o = out.options;
+  if (!repeat_given) o.repeat = compare ? 5 : 1;
+  o.sweep_opts.repeat = o.repeat;
+  o.sweep_opts.order_seed = o.order_seed;
+  if (!compare) return out;
+
+  if (o.sweep) {
+    return refuse(
+        "--compare and --sweep do not go together (a sweep compares its own points; --repeat and "
+        "--order-seed apply to it)");
+  }
+  if (settings.size() < 2 || settings.size() > 26) {
+    return refuse(
+        "--compare takes 2 to 26 settings, each one quoted argument, e.g. --compare "
+        "\"--spin-wait-delay 6\" \"--spin-wait-delay 30\"; got " +
+        std::to_string(settings.size()));
+  }
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    const std::string label(1, static_cast<char>('A' + i));
+    const std::string where = "--compare setting " + label + " (\"" + settings[i] + "\"): ";
+    std::vector<std::string> flags;
+    try {
+      flags = split_setting(settings[i]);
+    } catch (const std::invalid_argument& e) {
+      return refuse(where + e.what());
+    }
+    std::string args;
+    for (const std::string& f : flags) {
+      if (is_session_flag(f)) {
+        return refuse(where + f.substr(0, f.find('=')) +
+                      " is not a setting's flag: give it outside --compare's quoted settings");
+      }
+      args += (args.empty() ? "" : " ") + f;
+    }
+    std::vector<std::string> all = base;
+    all.insert(all.end(), flags.begin(), flags.end());
+    parse_outcome p = parse_args(all, true, nullptr);
+    if (!p.run) {
+      const std::string prefix = "spinwise-stress: error: ";
+      std::string why = p.message.rfind(prefix, 0) == 0 ? p.message.substr(prefix.size()) : p.message;
+      return refuse(where + why.substr(0, why.find_last_not_of('\n') + 1));
+    }
+    o.compare.push_back({label, args, p.options.workload});
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "run_plan.hpp"
 #include "workload.hpp"
 
 namespace spinwise::stress {
@@ -17,6 +18,7 @@ struct sweep_options {
   std::uint32_t unit_ns = 200;   // the time policy's delay_unit_ns (its documented default)
   std::uint32_t time_delay = 6;  // the time policy's spin_wait_delay (MySQL's default)
   unsigned repeat = 1;
+  std::uint64_t order_seed = 0;  // 0: the points round-robin; else shuffled per round (run_plan.hpp)
 };
 
 struct cli_options {
@@ -25,13 +27,21 @@ struct cli_options {
   sweep_options sweep_opts;
   std::string json_path, csv_path, png_path;  // "-" = standard output (json, csv)
   std::string out_dir;                        // sweep: where unnamed outputs go
+  // Repeats and settings (run_plan.hpp): runs per setting (5 with --compare, else 1), their
+  // interleaving, --compare's settings (two or more, lettered A, B, ...; each its own flags parsed
+  // onto the base configuration) and --dry-run (print the plan, run nothing).
+  unsigned repeat = 1;
+  std::uint64_t order_seed = 0;
+  std::vector<setting> compare;
+  bool dry_run = false;
   bool quiet = false;
   bool list_locks = false;
+  bool list_knobs = false;
 };
 
 struct parse_outcome {
   bool run = false;     // false: exit with exit_code after printing message
-  int exit_code = 0;    // 0 for --help / --version / --list-locks, 2 for a bad command line
+  int exit_code = 0;    // 0 for --help / --version / --list-locks / --list-knobs, 2 for a bad command line
   std::string message;  // help or version text (stdout) or "spinwise-stress: error: ..." (stderr)
   cli_options options;
 };

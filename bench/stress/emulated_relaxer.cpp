@@ -73,9 +73,61 @@ std::atomic<double> g_drift_loop_ns{1.0};
 
 }  // namespace
 
-const relax_calibration& calibration() {
-  static const relax_calibration c = calibrate();
-  return c;
+namespace {
+
+// The process's first calibration; the one in use (use_loop_calibration() sets its loop figure
+// between runs); and the long loop calibration, once measured.
+struct calibration_state {
+  relax_calibration first, now;
+  double long_ms = 0, long_loop_ns = 0;  // long_ms 0: not measured yet
+};
+
+calibration_state& calibration_store() {
+  static calibration_state s = [] {
+    calibration_state c;
+    c.first = c.now = calibrate();
+    return c;
+  }();
+  return s;
+}
+
+// ns per iteration of the dependent loop over trials of 60000 iterations (~20 us) back to back for
+// `ms`: the fastest. A slower clock (a host that drops the core from turbo to base while other
+// cores are busy), a job on the core's sibling thread or a preemption only ever make a trial slower,
+// and on a busy VM they come and go over tens of ms: there the typical trial wandered by up to half
+// again between windows while the fastest stayed put (seen while writing this on the loaded
+// development VM; bench/stress/variance.sh measures it). The first calibration's median of 15
+// trials within 0.1 ms is one snapshot of whichever state the machine was in.
+double measure_loop_iter_ns_over(double ms) {
+  constexpr std::uint32_t kIters = 60000;
+  const double overhead = runtime::counter_read_overhead();
+  const double hz = static_cast<double>(counter_frequency());
+  cpu_relax_n(relax_kind::none, kIters);  // warm-up
+  std::vector<double> ticks;
+  const std::uint64_t end = read_counter() + static_cast<std::uint64_t>(ms * 1e-3 * hz);
+  while (ticks.size() < 15 || read_counter() < end) {
+    ticks.push_back(runtime::time_trial(kIters, overhead, [] { cpu_relax_n(relax_kind::none, kIters); }));
+  }
+  return std::max(runtime::ticks_to_ns(*std::min_element(ticks.begin(), ticks.end()), counter_frequency()),
+                  0.01);
+}
+
+}  // namespace
+
+const relax_calibration& calibration() { return calibration_store().now; }
+
+double use_loop_calibration(double calibrate_ms) {
+  calibration_state& s = calibration_store();
+  if (!(calibrate_ms > 0)) {
+    s.now.loop_iter_ns = s.first.loop_iter_ns;
+  } else {
+    if (s.long_ms != calibrate_ms) {
+      s.long_loop_ns = measure_loop_iter_ns_over(calibrate_ms);
+      s.long_ms = calibrate_ms;
+    }
+    s.now.loop_iter_ns = s.long_loop_ns;
+  }
+  return s.now.loop_iter_ns;
 }
 
 relax_plan make_plan(cpu_model m, double relax_ns) {

@@ -60,6 +60,15 @@ struct relax_calibration {
 };
 const relax_calibration& calibration();
 
+// The work loop's figure for a run (workload_config::calibrate_ms), set while no thread relaxes or
+// works (between runs). 0: the process's first calibration, a median of 15 trials within 0.1 ms
+// at its start: one snapshot of the machine, which a busy sibling thread or another job can make
+// 1.5x slower than the next process's, and then every sub-query of the process does less work.
+// M > 0: trials back to back for M ms, the fastest (the loop's cost when nothing slows it),
+// measured at the first run that asks and reused, so the runs of a process do the same work.
+// Returns the ns per iteration now in use: busy_work_ns() and the plans made from here on use it.
+double use_loop_calibration(double calibrate_ms);
+
 // How relax_n(n) spends its time.
 struct relax_plan {
   cpu_model model = cpu_model::native;

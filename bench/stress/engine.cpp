@@ -5,11 +5,13 @@
 // A client publishes a request of `fanout` sub-queries; idle workers claim its indexes one at a
 // time; the worker that finishes the last one hands the request back, and the client issues the
 // next. At the end workers stop claiming, so a run ends on time whatever the lock does, and a
-// request cut off that way is not counted.
+// request cut off that way is not counted. The window ends at `duration_s`, or once it has counted
+// `min_requests` requests if that is later, and never after `max_duration_s`.
 //
 // --relax-drift starts the emulated relax's pattern at the run's start, before any thread, and
 // stops it after the last join (drift_scope).
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -129,6 +131,7 @@ class engine {
   std::atomic<std::uint64_t> post_seq_{0};
   std::atomic<std::uint64_t> double_executed_{0};
   std::atomic<std::uint64_t> missing_{0};
+  std::atomic<std::uint64_t> counted_requests_{0};  // completed inside the window, so far
 };
 
 // --- the threads ----------------------------------------------------------------------------
@@ -159,6 +162,7 @@ void engine::complete_request(request_slot& s) {
     s.counted = counted;
     s.complete_ticks = end;
   }
+  if (counted) counted_requests_.fetch_add(1, std::memory_order_relaxed);
   s.cv.notify_one();
 }
 
@@ -245,6 +249,7 @@ run_result engine::prepare_emulation_and_knobs() const {
   res.cpus = available_cpus();
   res.policy = resolve_policy(cfg_.lock);
 
+  use_loop_calibration(cfg_.calibrate_ms);  // before the plan: its loop part uses the figure
   const relax_calibration& cal = calibration();
   const relax_plan plan = make_plan(cfg_.cpu, cfg_.relax_ns);
   emulated_relaxer::configure(plan);
@@ -280,7 +285,8 @@ void engine::start_threads() {
   }
 }
 
-// Sleeps through the warm-up, then measures until the end of the run.
+// Sleeps through the warm-up, then measures until the end of the run: `duration_s`, or later if
+// the window has not yet counted `min_requests` requests, but never past `max_duration_s`.
 window_edges engine::measure_window(clock_type::time_point t_start) {
   const auto at = [&](double s) {
     return t_start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s));
@@ -290,6 +296,20 @@ window_edges engine::measure_window(clock_type::time_point t_start) {
   w.a = instant::now();
   measuring_.store(true, std::memory_order_relaxed);
   std::this_thread::sleep_until(at(cfg_.duration_s));
+  const clock_type::time_point last = at(cfg_.max_duration_s);
+  for (;;) {
+    const std::uint64_t n = counted_requests_.load(std::memory_order_relaxed);
+    const clock_type::time_point now = clock_type::now();
+    if (n >= cfg_.min_requests || now >= last) break;
+    // The time the missing requests take at the rate so far (10 ms when none has completed yet),
+    // in steps of at most 100 ms so a rate that picks up is seen.
+    const double elapsed = seconds(now - w.a.wall);
+    const double need =
+        n > 0 ? static_cast<double>(cfg_.min_requests - n) * elapsed / static_cast<double>(n) : 0.01;
+    const double step = std::min(0.1, std::max(0.001, need));
+    std::this_thread::sleep_until(std::min(
+        last, now + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(step))));
+  }
   measuring_.store(false, std::memory_order_relaxed);
   w.b = instant::now();
   return w;

@@ -147,25 +147,45 @@ struct entry {
   factory make;
 };
 
-// innodb first (the incident's policy) except for the FIFO locks: a ticket or MCS waiter cannot
-// overtake, so a randomized delay only postpones every turn behind it (no_backoff_policy.hpp).
-const std::vector<policy_kind> kInnodbFirst = {policy_kind::innodb, policy_kind::time,
-                                               policy_kind::exp_backoff, policy_kind::no_backoff};
-const std::vector<policy_kind> kNoBackoffFirst = {policy_kind::no_backoff, policy_kind::innodb,
-                                                  policy_kind::time, policy_kind::exp_backoff};
+// The policy a library policy type is, by its own name() ("innodb", "time", ...); none for a
+// name this tool does not know.
+constexpr policy_kind kind_named(std::string_view name) noexcept {
+  for (const enum_name<policy_kind>& n : kPolicyNames) {
+    if (n.parsable && n.name == name) return n.value;
+  }
+  return policy_kind::none;
+}
+
+// The policies a spinwise lock runs under here. The first, its default, is the policy of the
+// library's public alias (`Lock` is spinwise::hybrid_mutex etc.), read from the type itself, so
+// the tool's default cannot drift from the library's; the others follow in a fixed order.
+template <class Lock>
+std::vector<policy_kind> policies_of() {
+  constexpr policy_kind kDefault = kind_named(Lock::policy::name());
+  static_assert(kDefault != policy_kind::none, "the library's default policy has no spinwise-stress name");
+  std::vector<policy_kind> v = {kDefault};
+  for (policy_kind p :
+       {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff, policy_kind::no_backoff}) {
+    if (p != kDefault) v.push_back(p);
+  }
+  return v;
+}
 
 const std::vector<entry>& entries() {
   static const std::vector<entry> e = {
-      {{"hybrid_mutex", true, false, true, true, kInnodbFirst}, &make_spinwise<hybrid_mutex_s, false>},
-      {{"ttas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<ttas_mutex_s, false>},
-      {{"tas_mutex", true, false, false, true, kInnodbFirst}, &make_spinwise<tas_mutex_s, false>},
-      {{"ticket_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<ticket_mutex_s, false>},
-      {{"mcs_mutex", true, false, false, true, kNoBackoffFirst}, &make_spinwise<mcs_mutex_s, false>},
-      {{"spin_shared_mutex", true, true, false, true, kInnodbFirst},
+      {{"hybrid_mutex", true, false, true, true, policies_of<hybrid_mutex>()},
+       &make_spinwise<hybrid_mutex_s, false>},
+      {{"ttas_mutex", true, false, false, true, policies_of<ttas_mutex>()},
+       &make_spinwise<ttas_mutex_s, false>},
+      {{"tas_mutex", true, false, false, true, policies_of<tas_mutex>()}, &make_spinwise<tas_mutex_s, false>},
+      {{"ticket_mutex", true, false, false, true, policies_of<ticket_mutex>()},
+       &make_spinwise<ticket_mutex_s, false>},
+      {{"mcs_mutex", true, false, false, true, policies_of<mcs_mutex>()}, &make_spinwise<mcs_mutex_s, false>},
+      {{"spin_shared_mutex", true, true, false, true, policies_of<spin_shared_mutex>()},
        &make_spinwise<spin_shared_mutex_s, true>},
-      {{"hybrid_shared_mutex", true, true, true, true, kInnodbFirst},
+      {{"hybrid_shared_mutex", true, true, true, true, policies_of<hybrid_shared_mutex>()},
        &make_spinwise<hybrid_shared_mutex_s, true>},
-      {{"sx_lock", true, true, true, true, kInnodbFirst}, &make_spinwise<sx_lock_s, true>},
+      {{"sx_lock", true, true, true, true, policies_of<sx_lock>()}, &make_spinwise<sx_lock_s, true>},
       {{"std::mutex", false, false, true, false, {policy_kind::none}},
        [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }},
       {{"std::shared_mutex", false, true, true, false, {policy_kind::none}},

@@ -43,7 +43,7 @@ struct lock_info {
   bool shared = false;                // has lock_shared (readers take it shared)
   bool parks = false;                 // sleeps in the kernel once its spin budget is spent (else yields)
   bool lock_stats = false;            // takes a statistics policy: records into kStressLatchClass
-  std::vector<policy_kind> policies;  // the first one is the lock's default
+  std::vector<policy_kind> policies;  // the first is the default: the library alias's own policy
 };
 const std::vector<lock_info>& lock_catalog();
 const lock_info* find_lock(std::string_view name);

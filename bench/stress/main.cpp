@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "report.hpp"
+#include "session.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -29,12 +30,6 @@ bool write_to(const std::string& path, const std::string& text) {
     return false;
   }
   return true;
-}
-
-std::string csv_of(const std::vector<run_result>& runs) {
-  std::string s = csv_header() + "\n";
-  for (const run_result& r : runs) s += csv_row(r) + "\n";
-  return s;
 }
 
 std::string join_dir(const std::string& dir, const std::string& name) {
@@ -59,18 +54,18 @@ output_paths outputs_of(const cli_options& o) {
   return p;
 }
 
-// The sweep's runs; its grid goes into the JSON document beside them.
-std::vector<run_result> sweep(const cli_options& o, std::ostream& human, nlohmann::json& extra) {
+// The sweep's grid, for the JSON document beside its runs; says how long the sweep will take.
+nlohmann::json sweep_grid(const cli_options& o, std::ostream& human) {
   const std::vector<sweep_point> pts = sweep_points(o.sweep_opts);
   human << "sweep: " << pts.size() << " points x " << o.sweep_opts.repeat << " runs x "
         << o.workload.duration_s << " s = about "
-        << static_cast<long>(pts.size() * o.sweep_opts.repeat * o.workload.duration_s + 0.5) << " s\n";
-  std::vector<run_result> runs = run_sweep(o.workload, o.sweep_opts, human);
-  extra["sweep"] = {{"delays", o.sweep_opts.delays},
-                    {"time_policy_delay", o.sweep_opts.time_delay},
-                    {"time_policy_unit_ns", o.sweep_opts.unit_ns},
-                    {"repeat", o.sweep_opts.repeat}};
-  return runs;
+        << static_cast<long>(pts.size() * o.sweep_opts.repeat * o.workload.duration_s + 0.5) << " s"
+        << (o.sweep_opts.repeat > 1 ? ", points interleaved " + order_name({o.repeat, o.order_seed}) : "")
+        << "\n";
+  return {{"delays", o.sweep_opts.delays},
+          {"time_policy_delay", o.sweep_opts.time_delay},
+          {"time_policy_unit_ns", o.sweep_opts.unit_ns},
+          {"repeat", o.sweep_opts.repeat}};
 }
 
 bool plot_sweep(const cli_options& o, const std::vector<run_result>& runs, const output_paths& p,
@@ -108,20 +103,20 @@ int run(const cli_options& o) {
   const bool stdout_taken = o.json_path == "-" || o.csv_path == "-";
   std::ostream& human = stdout_taken ? std::cerr : std::cout;
   const output_paths paths = outputs_of(o);
-  nlohmann::json extra = nlohmann::json::object();
-  std::vector<run_result> runs;
-  if (o.sweep) {
-    runs = sweep(o, human, extra);
-  } else {
-    runs.push_back(run_workload(o.workload));
-    if (!o.quiet) human << format_run(runs.back());
+  session s = plan_session(o);
+  if (o.dry_run) {
+    std::cout << plan_text(s.plan, s.settings, s.order);
+    return 0;
   }
+  nlohmann::json extra = nlohmann::json::object();
+  if (o.sweep) extra["sweep"] = sweep_grid(o, human);
+  run_session(s, o, run_workload, human);
 
   bool ok = true;
-  if (!paths.json.empty()) ok &= write_to(paths.json, make_document(runs, extra).dump(2) + "\n");
-  if (!paths.csv.empty()) ok &= write_to(paths.csv, csv_of(runs));
-  if (o.sweep) ok &= plot_sweep(o, runs, paths, human);
-  ok &= accounting_closes(runs);
+  if (!paths.json.empty()) ok &= write_to(paths.json, session_document(s, extra).dump(2) + "\n");
+  if (!paths.csv.empty()) ok &= write_to(paths.csv, session_csv(s));
+  if (o.sweep) ok &= plot_sweep(o, s.runs, paths, human);
+  ok &= accounting_closes(s.runs);
   return ok ? 0 : 1;
 }
 

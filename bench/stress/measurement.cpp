@@ -45,6 +45,7 @@ latency_summary summarize_ticks(const latency_histogram& h) {
   s.count = h.count();
   s.mean_ns = ticks_to_ns(h.mean());
   s.p50_ns = ticks_to_ns(static_cast<double>(h.percentile(50)));
+  s.p95_ns = ticks_to_ns(static_cast<double>(h.percentile(95)));
   s.p99_ns = ticks_to_ns(static_cast<double>(h.percentile(99)));
   s.p999_ns = ticks_to_ns(static_cast<double>(h.percentile(99.9)));
   s.max_ns = ticks_to_ns(static_cast<double>(h.max()));

@@ -33,7 +33,7 @@ nlohmann::json to_json(const report_machine& m) {
 namespace {
 
 nlohmann::json to_json(const latency_summary& s) {
-  return {{"count", s.count},   {"mean_ns", s.mean_ns}, {"p50_ns", s.p50_ns},
+  return {{"count", s.count},   {"mean_ns", s.mean_ns}, {"p50_ns", s.p50_ns}, {"p95_ns", s.p95_ns},
           {"p99_ns", s.p99_ns}, {"p999_ns", s.p999_ns}, {"max_ns", s.max_ns}};
 }
 
@@ -106,11 +106,14 @@ const std::vector<column>& columns() {
       {"cpus", [](const run_result& r) { return std::to_string(r.cpus); }},
       {"seed", [](const run_result& r) { return std::to_string(r.config.seed); }},
       {"repeat", [](const run_result& r) { return std::to_string(r.repeat); }},
+      {"setting", [](const run_result& r) { return std::to_string(r.setting); }},
+      {"loop_iter_ns", [](const run_result& r) { return g(r.loop_iter_ns); }},
       {"window_s", [](const run_result& r) { return g(r.window_s); }},
       {"requests", [](const run_result& r) { return std::to_string(r.requests); }},
       {"requests_per_s", [](const run_result& r) { return g(r.requests_per_s); }},
       {"subqueries_per_s", [](const run_result& r) { return g(r.subqueries_per_s); }},
       {"request_rt_p50_us", [](const run_result& r) { return g(r.request_rt.p50_ns / 1e3); }},
+      {"request_rt_p95_us", [](const run_result& r) { return g(r.request_rt.p95_ns / 1e3); }},
       {"request_rt_p99_us", [](const run_result& r) { return g(r.request_rt.p99_ns / 1e3); }},
       {"request_rt_p999_us", [](const run_result& r) { return g(r.request_rt.p999_ns / 1e3); }},
       {"request_rt_max_us", [](const run_result& r) { return g(r.request_rt.max_ns / 1e3); }},
@@ -186,6 +189,9 @@ nlohmann::json to_json(const run_result& r) {
                  {"fanout", c.fanout},
                  {"duration_s", c.duration_s},
                  {"warmup_s", c.warmup_s},
+                 {"min_requests", c.min_requests},
+                 {"max_duration_s", c.max_duration_s},
+                 {"calibrate_ms", c.calibrate_ms},
                  {"seed", c.seed},
                  {"work_before_ns", c.work_before_ns},
                  {"cs_ns", c.cs_ns},
@@ -196,7 +202,8 @@ nlohmann::json to_json(const run_result& r) {
                  {"rows_per_page", c.rows_per_page},
                  {"pages", c.pages},
                  {"sample_ms", c.sample_ms},
-                 {"repeat", r.repeat}};
+                 {"repeat", r.repeat},
+                 {"setting", r.setting}};
   j["emulation"] = {{"native_relax", to_string(r.native_kind)},
                     {"native_relax_ns", r.native_relax_ns},
                     {"loop_iter_ns", r.loop_iter_ns},

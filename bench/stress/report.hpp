@@ -1,6 +1,7 @@
 #pragma once
 // What spinwise-stress writes: a human-readable run summary, a table row per run for sweeps,
-// CSV (one row per run, fixed columns) and JSON (format "spinwise.stress", version 1).
+// CSV (one row per run, fixed columns) and JSON (format "spinwise.stress", version 2). The summary
+// of repeated runs (median, interval) and --compare's ratios are summary.hpp's.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -16,7 +17,10 @@ namespace spinwise::stress {
 // The JSON document's envelope: {"format": kJsonFormat, "version": kJsonVersion, ...}, the key
 // spinwise's other tools use.
 inline constexpr const char* kJsonFormat = "spinwise.stress";
-inline constexpr int kJsonVersion = 1;
+// Version 2 (issue 17) added "settings" (a summary per setting), "order", "compare", each run's
+// "setting", config.min_requests / max_duration_s / calibrate_ms and the latencies' p95_ns; version 1
+// readers of "runs" find every field they knew.
+inline constexpr int kJsonVersion = 2;
 
 // The machine the numbers come from (committed results must name it): the runtime's machine
 // description (<spinwise/runtime/machine_info.hpp>) plus what a run adds.

@@ -13,6 +13,7 @@
 //   - the process: CPU time, context switches (getrusage) and running threads (/proc);
 //   - the delays' own sample (delay_sample.hpp): how long rounds took against what they asked for.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -27,7 +28,7 @@ namespace spinwise::stress {
 
 struct latency_summary {
   std::uint64_t count = 0;
-  double mean_ns = 0, p50_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
+  double mean_ns = 0, p50_ns = 0, p95_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
 };
 
 // p10 / p50 / p90 of a ratio over `rounds` rounds (all 0 when rounds is 0).
@@ -54,8 +55,9 @@ struct round_length_summary {
 };
 
 struct run_result {
-  workload_config config;  // resolved
-  unsigned repeat = 0;     // which repetition of a sweep point (0 outside sweeps)
+  workload_config config;   // resolved
+  std::size_t setting = 0;  // which setting of the invocation (a --compare setting, a sweep point; 0 alone)
+  unsigned repeat = 0;      // which repetition of its setting (run_plan.hpp)
   policy_kind policy = policy_kind::none;
   std::vector<std::pair<std::string, std::uint32_t>> knobs;
   unsigned cpus = 0;

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,7 +11,7 @@
 #include <tuple>
 
 #include "report.hpp"
-#include "spinwise/runtime/order_stats.hpp"
+#include "spinwise/runtime/uncertainty.hpp"
 
 namespace spinwise::stress {
 
@@ -37,39 +38,50 @@ workload_config point_config(const workload_config& base, const sweep_point& p) 
   return c;
 }
 
-std::vector<run_result> run_sweep(const workload_config& base, const sweep_options& s, std::ostream& table) {
-  std::vector<run_result> runs;
-  table << table_header() << "\n" << std::flush;
+std::vector<setting> sweep_settings(const workload_config& base, const sweep_options& s) {
+  std::vector<setting> out;
   for (const sweep_point& p : sweep_points(s)) {
-    for (unsigned rep = 0; rep < s.repeat; ++rep) {
-      workload_config c = point_config(base, p);
-      c.seed = base.seed + rep;
-      run_result r = run_workload(c);
-      r.repeat = rep;
-      table << table_row(r) << "\n" << std::flush;
-      runs.push_back(std::move(r));
+    const std::string cpu(to_string(p.cpu)), policy(to_string(p.policy)), delay = std::to_string(p.delay);
+    setting st;
+    st.label = cpu + "/" + policy + "/" + delay;
+    st.args = "--cpu-model " + cpu + " --policy " + policy + " --spin-wait-delay " + delay;
+    if (p.policy == policy_kind::time) {
+      st.label += "x" + std::to_string(p.unit_ns) + "ns";
+      st.args += " --delay-unit-ns " + std::to_string(p.unit_ns);
     }
+    st.config = point_config(base, p);
+    out.push_back(std::move(st));
   }
-  return runs;
+  return out;
+}
+
+std::vector<run_result> run_sweep(const workload_config& base, const sweep_options& s, std::ostream& table) {
+  table << table_header() << "\n" << std::flush;
+  const std::vector<planned_run> plan = plan_runs(sweep_settings(base, s), {s.repeat, s.order_seed});
+  return run_planned(plan, run_workload, [&](const run_result& r) {
+    table << table_row(r) << "\n" << std::flush;
+  });
 }
 
 namespace {
 
-struct point_median {
-  double delay = 0, rps = 0, p99_ms = 0, spin_pct = 0;
+// A point's median with its interval, per panel: requests/s, p99 request RT (ms), spin % of CPU.
+struct point_spread {
+  double delay = 0;
+  runtime::median_interval rps, p99_ms, spin_pct;
 };
 
 int delay_of(const run_result& r) { return static_cast<int>(knob_value(r, "spin_wait_delay").value_or(0)); }
 
-// (policy, cpu) -> points sorted by delay, medians over repeats.
-std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_of(
+// (policy, cpu) -> points sorted by delay, summarized over repeats.
+std::map<std::pair<std::string, std::string>, std::vector<point_spread>> series_of(
     const std::vector<run_result>& runs) {
   std::map<std::tuple<std::string, std::string, int>, std::vector<const run_result*>> groups;
   for (const run_result& r : runs) {
     groups[{std::string(to_string(r.policy)), std::string(to_string(r.config.cpu)), delay_of(r)}].push_back(
         &r);
   }
-  std::map<std::pair<std::string, std::string>, std::vector<point_median>> out;
+  std::map<std::pair<std::string, std::string>, std::vector<point_spread>> out;
   for (const auto& [key, rs] : groups) {
     std::vector<double> rps, p99, spin;
     for (const run_result* r : rs) {
@@ -78,10 +90,20 @@ std::map<std::pair<std::string, std::string>, std::vector<point_median>> series_
       spin.push_back(100.0 * r->spin_cpu_share);
     }
     out[{std::get<0>(key), std::get<1>(key)}].push_back({static_cast<double>(std::get<2>(key)),
-                                                         runtime::median(rps), runtime::median(p99),
-                                                         runtime::median(spin)});
+                                                         runtime::median_ci(rps), runtime::median_ci(p99),
+                                                         runtime::median_ci(spin)});
   }
   return out;
+}
+
+// The most runs behind one point.
+std::size_t runs_per_point(
+    const std::map<std::pair<std::string, std::string>, std::vector<point_spread>>& series) {
+  std::size_t n = 0;
+  for (const auto& [key, pts] : series) {
+    for (const point_spread& p : pts) n = std::max(n, p.rps.n);
+  }
+  return n;
 }
 
 const char* color_of(const std::string& cpu) {
@@ -103,9 +125,15 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
   for (const auto& [key, pts] : series) {
     const std::string name = "$s" + std::to_string(n++);
     blocks.emplace_back(name, key.first, key.second);
+    // delay, then median, lo, hi of each panel's metric (gnuplot's x y ylow yhigh)
     o << name << " << EOD\n";
-    for (const point_median& p : pts)
-      o << p.delay << " " << p.rps << " " << p.p99_ms << " " << p.spin_pct << "\n";
+    for (const point_spread& p : pts) {
+      o << p.delay;
+      for (const runtime::median_interval* m : {&p.rps, &p.p99_ms, &p.spin_pct}) {
+        o << " " << m->median << " " << m->lo << " " << m->hi;
+      }
+      o << "\n";
+    }
     o << "EOD\n";
   }
   std::string native_ns;
@@ -119,6 +147,10 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
   }
   std::string esc_title;
   for (char c : title) esc_title += (c == '"' ? '\'' : c);
+  const std::size_t per_point = runs_per_point(series);
+  esc_title += per_point > 1 ? "\\nmedian of " + std::to_string(per_point) +
+                                   " runs per point; bars: the median's 95% interval (min..max below 6 runs)"
+                             : std::string("\\none run per point: no spread to draw (--repeat)");
   std::string esc_png;
   for (char c : png_path) esc_png += (c == '"' ? '_' : c);
   o << "set terminal pngcairo size 1500,520 font 'sans,10' noenhanced\n"
@@ -126,8 +158,9 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
     << "set multiplot layout 1,3 title \"" << esc_title << "\"\n"
     << "set grid\nset key top right font 'sans,8'\nset xlabel 'spin_wait_delay'\n"
     << "set xrange [-1:*]\nset yrange [0:*]\n";
-  const char* panels[3][2] = {
-      {"requests/s", "2"}, {"p99 request RT (ms)", "3"}, {"spin delays (% of process CPU)", "4"}};
+  const char* panels[3][2] = {{"requests/s", "2:3:4"},
+                              {"p99 request RT (ms)", "5:6:7"},
+                              {"spin delays (% of process CPU)", "8:9:10"}};
   for (const auto& panel : panels) {
     o << "set title '" << panel[0] << "'\nset ylabel '" << panel[0] << "'\nplot ";
     bool first = true;
@@ -136,10 +169,10 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
       first = false;
       std::string label = cpu == "native" && !native_ns.empty() ? "native (" + native_ns + " ns)" : cpu;
       if (policy == "innodb") {
-        o << name << " using 1:" << panel[1] << " with linespoints lw 2 pt 7 lc rgb '" << color_of(cpu)
+        o << name << " using 1:" << panel[1] << " with yerrorlines lw 2 pt 7 lc rgb '" << color_of(cpu)
           << "' title '" << label << " (innodb)'";
       } else {
-        o << name << " using 1:" << panel[1] << " with points pt 6 ps 3 lw 2 lc rgb '" << color_of(cpu)
+        o << name << " using 1:" << panel[1] << " with yerrorbars pt 6 ps 3 lw 2 lc rgb '" << color_of(cpu)
           << "' title '" << label << " (" << policy << " policy)'";
       }
     }

@@ -3,9 +3,10 @@
 //
 // For every emulated CPU, spin_wait_delay in {0, 1, 2, 4, 6, 10, 20, 30, 50} with the innodb
 // policy (delay in relax instructions, as MySQL), then the time policy at one delay_unit_ns
-// (delay in ns). Each point runs `repeat` times; the table lists every run, the CSV and JSON
-// hold every run, and the plot shows the median per point: requests/s, p99 request RT and the
-// spin share of process CPU against spin_wait_delay, one line per CPU, the time policy as one
+// (delay in ns). Each point is a setting run `repeat` times, the points interleaved (run_plan.hpp);
+// the table lists every run, the CSV and JSON hold every run and each point's summary, and the plot
+// shows the median per point with its 95% interval as error bars: requests/s, p99 request RT and
+// the spin share of process CPU against spin_wait_delay, one line per CPU, the time policy as one
 // marker per CPU at its spin_wait_delay.
 
 #include <ostream>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "run_plan.hpp"
 #include "workload.hpp"
 
 namespace spinwise::stress {
@@ -27,10 +29,15 @@ struct sweep_point {
 std::vector<sweep_point> sweep_points(const sweep_options& s);
 workload_config point_config(const workload_config& base, const sweep_point& p);
 
-// Runs every point `repeat` times, printing a table row per run to `table` as it finishes.
+// The points as settings: labelled "skylake/innodb/6", with the flags that make them.
+std::vector<setting> sweep_settings(const workload_config& base, const sweep_options& s);
+
+// Runs every point `repeat` times, interleaved (s.order_seed), printing a table row per run to
+// `table` as it finishes.
 std::vector<run_result> run_sweep(const workload_config& base, const sweep_options& s, std::ostream& table);
 
-// The gnuplot script that draws `runs` into `png_path` (medians over repeats).
+// The gnuplot script that draws `runs` into `png_path`: medians over repeats, and error bars from
+// the median's 95% interval (min..max below six runs).
 std::string gnuplot_script(const std::vector<run_result>& runs, const std::string& png_path,
                            const std::string& title);
 

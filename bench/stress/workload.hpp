@@ -17,9 +17,10 @@
 // as Latch Waits/sec against Batch Requests/sec (7,331 against 23,945). The same clients and pool
 // run transactions whose statements latch pages (scenario_hot_page.cpp).
 //
-// A run lasts `duration_s` in all: the first `warmup_s` are not measured. At the end workers
-// stop claiming sub-queries, so the run ends on time whatever the lock does; a request cut off
-// that way is not counted (engine.cpp).
+// A run lasts `duration_s` in all: the first `warmup_s` are not measured. A window that has
+// counted fewer than `min_requests` requests by then goes on until it has, up to `max_duration_s`.
+// At the end workers stop claiming sub-queries, so the run ends on time whatever the lock does; a
+// request cut off that way is not counted (engine.cpp).
 
 #include "run_result.hpp"
 #include "workload_config.hpp"

@@ -73,6 +73,13 @@ void check_timing(workload_config& c) {
   if (c.warmup_s < 0) c.warmup_s = std::min(1.0, c.duration_s / 5);
   require(c.warmup_s < c.duration_s, "--warmup must be shorter than --duration (" + num(c.warmup_s) +
                                          " s >= " + num(c.duration_s) + " s)");
+  require(c.min_requests <= 1'000'000'000,
+          "--min-requests must be in 0..1000000000, got " + std::to_string(c.min_requests));
+  if (c.max_duration_s < 0) c.max_duration_s = 3 * c.duration_s;
+  require(c.max_duration_s >= c.duration_s && c.max_duration_s <= 3 * 86400,
+          "--max-duration must be in [--duration, 259200] s, got " + num(c.max_duration_s));
+  require(c.calibrate_ms >= 0 && c.calibrate_ms <= 10000,
+          "--calibrate-ms must be in 0..10000, got " + num(c.calibrate_ms));
 }
 
 void check_work(const workload_config& c) {

@@ -33,7 +33,17 @@ struct workload_config {
   unsigned clients = 0;    // 0: stats-lock 1, hot-page 100
   unsigned fanout = 0;     // 0: stats-lock 256, hot-page 1
   double duration_s = 10;
-  double warmup_s = -1;    // < 0: min(1 s, duration / 5)
+  double warmup_s = -1;  // < 0: min(1 s, duration / 5)
+  // The window goes on past duration_s until it has counted this many requests, up to
+  // max_duration_s in all (< 0: 3 x duration_s). Rate noise from counting whole requests falls as
+  // 1/sqrt(requests); a fixed time gives a slow setting or a short run few of them (docs/stress.md,
+  // "Where the spread comes from"). 0: a fixed time, as before.
+  std::uint64_t min_requests = 1000;
+  double max_duration_s = -1;
+  // The work loop that makes a sub-query's CPU work is calibrated over this many ms (the fastest
+  // of many trials, once per process), so every process does the same work for the same ns; 0: the
+  // quick snapshot at process start, as before (emulated_relaxer.hpp use_loop_calibration).
+  double calibrate_ms = 100;
   std::uint64_t seed = 1;  // also the --relax-drift pattern's (drift_seed)
   double work_before_ns = 7000;
   double cs_ns = 2000;
