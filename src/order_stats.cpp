@@ -21,8 +21,10 @@ rank_position position(std::size_t n, double q) noexcept {
   return p;
 }
 
+// Equal neighbours give their value, also when both are infinite (inf - inf would be NaN): the
+// bootstrap's ratios may hold +inf (a resampled baseline median of 0).
 double interpolate(double lo, double hi, double frac) noexcept {
-  return frac > 0 ? lo + frac * (hi - lo) : lo;
+  return frac > 0 && hi != lo ? lo + frac * (hi - lo) : lo;
 }
 
 }  // namespace

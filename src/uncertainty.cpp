@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "spinwise/runtime/order_stats.hpp"
@@ -79,6 +80,15 @@ std::string_view to_string(difference d) noexcept {
   return "?";
 }
 
+// One resample's B/A. A resampled baseline median of 0 (possible where half of A's runs are 0,
+// e.g. parks/s) is kept as +inf, not dropped: dropping those resamples would cut off the upper
+// tail and bias the interval low. Both 0: no difference, 1.
+static double resampled_ratio(double rb, double ra) noexcept {
+  if (ra != 0) return rb / ra;
+  if (rb == 0) return 1.0;
+  return rb > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+}
+
 ratio_interval compare_medians(const std::vector<double>& a_in, const std::vector<double>& b_in,
                                double confidence, std::uint64_t seed, std::size_t resamples) {
   const std::vector<double> a = sorted_sample(a_in);
@@ -96,7 +106,7 @@ ratio_interval compare_medians(const std::vector<double>& a_in, const std::vecto
   for (std::size_t i = 0; i < resamples; ++i) {
     const double ra = resampled_median(a, rng, scratch);
     const double rb = resampled_median(b, rng, scratch);
-    if (ra != 0) ratios.push_back(rb / ra);
+    ratios.push_back(resampled_ratio(rb, ra));
   }
   std::sort(ratios.begin(), ratios.end());
   const double tail = (1.0 - confidence) / 2.0;

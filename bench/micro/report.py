@@ -94,7 +94,18 @@ def _position(n, q):
 
 
 def _interpolate(lo, hi, frac):
-    return lo + frac * (hi - lo) if frac > 0 else lo
+    # equal neighbours give their value, also both infinite (a bootstrap ratio over a 0 baseline)
+    return lo + frac * (hi - lo) if frac > 0 and hi != lo else lo
+
+
+def _resampled_ratio(rb, ra):
+    """One resample's B/A, as the runtime computes it: a baseline median of 0 gives +inf (kept,
+    so the upper tail is not cut off), both 0 give 1."""
+    if ra != 0:
+        return rb / ra
+    if rb == 0:
+        return 1.0
+    return math.inf if rb > 0 else -math.inf
 
 
 def quantile_sorted(x, q):
@@ -211,9 +222,7 @@ def compare_medians(a_in, b_in, confidence=CONFIDENCE, seed=SEED, resamples=RESA
     _, fb = _position(len(b), 0.5)
     ratios = []
     for ((ia, ja), (ib, jb)), count in _bootstrap_plan(len(a), len(b), seed, resamples):
-        ra = _interpolate(a[ia], a[ja], fa)
-        if ra != 0:
-            ratios.append((_interpolate(b[ib], b[jb], fb) / ra, count))
+        ratios.append((_resampled_ratio(_interpolate(b[ib], b[jb], fb), _interpolate(a[ia], a[ja], fa)), count))
     ratios.sort()
     tail = (1.0 - confidence) / 2.0
     lo, hi = _weighted_quantile(ratios, tail), _weighted_quantile(ratios, 1.0 - tail)

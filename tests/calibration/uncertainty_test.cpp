@@ -97,6 +97,24 @@ TEST(CompareMedians, FewRunsWithOverlappingRangesAreWithinNoiseWhateverTheBootst
   EXPECT_EQ(r.verdict, rt::difference::within_noise);
 }
 
+// Bug guarded: resamples whose baseline median was 0 were dropped, which cut off the ratio's upper
+// tail. A: five runs of 0 and six of 2 (median 2), B: eleven of 1.9. About 38% of the resampled
+// A medians are 0 (B/A = +inf there), so the interval's upper end is +inf and 0.95x is within
+// noise; with those resamples dropped every ratio was 0.95 and the verdict "lower, beyond noise".
+TEST(CompareMedians, AResampledBaselineOfZeroKeepsTheUpperTail) {
+  const std::vector<double> a{0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2};
+  const std::vector<double> b(11, 1.9);
+  const rt::ratio_interval r = rt::compare_medians(a, b);
+  EXPECT_DOUBLE_EQ(r.ratio, 0.95);
+  EXPECT_DOUBLE_EQ(r.lo, 0.95);
+  EXPECT_TRUE(std::isinf(r.hi) && r.hi > 0) << r.hi;
+  EXPECT_EQ(r.verdict, rt::difference::within_noise);
+  // Both medians 0 in a resample count as no difference (1), not as NaN.
+  const rt::ratio_interval z = rt::compare_medians(a, {0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2});
+  EXPECT_FALSE(std::isnan(z.lo) || std::isnan(z.hi));
+  EXPECT_EQ(z.verdict, rt::difference::within_noise);
+}
+
 TEST(CompareMedians, ManyRunsResolveASmallShiftThatFewCannot) {
   // 12 runs a side, noise +-5%, shift 8%: the bootstrap alone decides.
   std::vector<double> a, b;
