@@ -14,7 +14,10 @@ knob_config_status load_knobs(const std::string& path) {
     knob_config_status st;
     st.code = f.error == detail::small_file_error::not_found ? errc::knob_file_not_found
                                                              : errc::knob_file_unreadable;
-    st.message = "cannot read knob file " + path + ": " + f.why + "; no knob was changed";
+    const bool named =
+        f.error == detail::small_file_error::not_regular || f.error == detail::small_file_error::too_large;
+    st.message = "cannot read knob file " + path + (named ? " (it " + f.why + ")" : ": " + f.why) +
+                 "; no knob was changed";
     return st;
   }
   knob_config_status st = apply_knobs(f.text, knob_text_format::lines);

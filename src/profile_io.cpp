@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "profile_internal.hpp"
+#include "small_file.hpp"
 
 namespace spinwise {
 
@@ -55,44 +56,32 @@ bool write_profile(const std::string& path, const calibration_result& r, std::st
 }
 
 profile_status load_profile(const std::string& path, const profile_load_options& opt) {
-  std::string text;
+  detail::small_file f;
   try {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const int e = errno;
-      return profile_failure(e == ENOENT || e == ENOTDIR ? profile_errc::not_found : profile_errc::unreadable,
-                             "cannot open profile " + path + ": " + std::strerror(e) + kProfileUnchanged);
-    }
-    struct stat sb {};
-    if (::fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-      ::close(fd);
-      return profile_failure(profile_errc::unreadable,
-                             "profile " + path + " is a directory" + kProfileUnchanged);
-    }
-    char buf[65536];
-    for (;;) {
-      const ssize_t got = ::read(fd, buf, sizeof(buf));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) {
-        const int e = errno;
-        ::close(fd);
-        return profile_failure(profile_errc::unreadable,
-                               "cannot read profile " + path + ": " + std::strerror(e) + kProfileUnchanged);
-      }
-      if (got == 0) break;
-      text.append(buf, static_cast<std::size_t>(got));
-      if (text.size() > kMaxProfileBytes) {
-        ::close(fd);
-        return profile_failure(profile_errc::too_large, "profile " + path + " is larger than " +
-                                                            std::to_string(kMaxProfileBytes >> 20) + " MiB" +
-                                                            kProfileUnchanged);
-      }
-    }
-    ::close(fd);
+    f = detail::read_small_file(path, kMaxProfileBytes);
   } catch (const std::exception& e) {
     return profile_failure(profile_errc::unreadable,
                            "cannot read profile " + path + ": " + e.what() + kProfileUnchanged);
   }
+  switch (f.error) {
+    case detail::small_file_error::none:
+      break;
+    case detail::small_file_error::not_found:
+    case detail::small_file_error::cannot_open:
+      return profile_failure(
+          f.error == detail::small_file_error::not_found ? profile_errc::not_found : profile_errc::unreadable,
+          "cannot open profile " + path + ": " + f.why + kProfileUnchanged);
+    case detail::small_file_error::not_regular:
+      return profile_failure(profile_errc::unreadable, "profile " + path + " " + f.why + kProfileUnchanged);
+    case detail::small_file_error::cannot_read:
+      return profile_failure(profile_errc::unreadable,
+                             "cannot read profile " + path + ": " + f.why + kProfileUnchanged);
+    case detail::small_file_error::too_large:
+      return profile_failure(profile_errc::too_large, "profile " + path + " is larger than " +
+                                                          std::to_string(kMaxProfileBytes >> 20) + " MiB" +
+                                                          kProfileUnchanged);
+  }
+  const std::string& text = f.text;
   profile_status st = load_profile_text(text, opt);
   if (!st) st.message = path + ": " + st.message;
   return st;

@@ -38,6 +38,7 @@
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/c2c.hpp"
+#include "spinwise/runtime/knob_config.hpp"
 #include "spinwise/runtime/machine_info.hpp"
 #include "spinwise/version.hpp"
 
@@ -55,7 +56,9 @@ constexpr const char* kFooter =
     "win over the mode's defaults, e.g.\n"
     "  spinwise-bench --mode quick --benchmark_out=run.json --benchmark_out_format=json\n"
     "  spinwise-bench --scenarios contended -- --benchmark_filter=hybrid\n"
-    "Exit codes: 0 ran (a benchmark that failed says so in its output); 2 bad command line.";
+    "SPINWISE_KNOBS (docs/knobs.md) is applied first, as an engine's start-up applies it.\n"
+    "Exit codes: 0 ran (a benchmark that failed says so in its output); 2 bad command line or "
+    "SPINWISE_KNOBS.";
 
 const std::vector<std::string> kScenarios{"uncontended", "handoff", "contended", "rw"};
 
@@ -243,6 +246,8 @@ void add_context(const config& c, int argc, char** argv, const std::vector<std::
   benchmark::AddCustomContext("spinwise.counter", std::string(spinwise::counter_name()));
   benchmark::AddCustomContext("spinwise.counter_hz", std::to_string(spinwise::counter_frequency()));
   benchmark::AddCustomContext("bench.mode", c.mode);
+  const char* knobs = std::getenv("SPINWISE_KNOBS");
+  benchmark::AddCustomContext("bench.knobs", knobs != nullptr && *knobs != '\0' ? knobs : "none");
   benchmark::AddCustomContext("bench.threads", join(c.threads));
   benchmark::AddCustomContext("bench.cs_ns", join(c.cs_ns));
   benchmark::AddCustomContext("bench.local_ns", join(c.local_ns));
@@ -371,6 +376,13 @@ std::vector<std::string> register_all(const config& c) {
 
 int main(int argc, char** argv) {
   const config c = parse_flags(argc, argv);
+  // SPINWISE_KNOBS, as an engine's start-up reads it: a setting to benchmark without a rebuild
+  // (e.g. SPINWISE_KNOBS=hybrid_shared_mutex.delay_unit_ns=500). All or nothing; a bad one is a
+  // usage error, before anything runs. --list-knobs shows the result.
+  if (const spinwise::knob_config_status st = spinwise::load_knobs_from_env(); !st) {
+    std::fprintf(stderr, "spinwise-bench: %s\n", st.message.c_str());
+    return 2;
+  }
   if (c.list_knobs) {
     std::fputs(spinwise::format_knob_table().c_str(), stdout);
     return 0;

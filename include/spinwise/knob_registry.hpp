@@ -69,6 +69,7 @@ struct knob_class_ops {
   bool process_wide;         // Tag = void: the family's own values
   std::size_t count;
   const knob_field* fields;
+  std::uint32_t tied;  // fields a Tag overrides together (exp_backoff's min and max)
   std::uint32_t (*value)(std::size_t) noexcept;
   bool (*overridden)(std::size_t) noexcept;
   knob_status (*set)(std::string_view, std::uint32_t) noexcept;
@@ -86,6 +87,7 @@ inline constexpr knob_class_ops knob_ops_of = {
     std::is_void_v<typename Policy::tag>,
     Policy::field_count(),
     Policy::fields(),
+    Policy::tied_fields(),
     &Policy::field_value,
     &Policy::field_overridden,
     static_cast<knob_status (*)(std::string_view, std::uint32_t) noexcept>(&Policy::set),
@@ -310,6 +312,9 @@ SPINWISE_COLD inline knob_status register_knob_class_ops(std::string_view name,
 // Refused (errc::knob_class_exists, the first registration stays) when the name is taken, by a
 // built-in class or an earlier registration from any module; errc::bad_knob_class_name unless the
 // name is 1 to 64 of [A-Za-z0-9_]. Two names may share one policy (then they share its knobs).
+// The entry points at code of the registering module (the policy's knob functions): a module that
+// registers a class must stay loaded for the life of the process (dlopen it with RTLD_NODELETE, or
+// never dlclose it); GCC's STB_GNU_UNIQUE state already keeps a module holding it from unloading.
 template <class T>
 knob_status register_knob_class(std::string_view name) noexcept {
   using policy = typename detail::knob_policy_of<T>::type;
@@ -382,6 +387,25 @@ inline state_lock& knob_batch_lock() noexcept {
                   [] { return static_cast<void*>(new (std::nothrow) state_lock); }));
   static state_lock local;  // no memory for the shared one: batches of this module still serialize
   return shared != nullptr ? *shared : local;
+}
+
+// A failed batch's rollback of one group it had set: puts back only the fields the batch set (for a class,
+// also a tied partner it pinned), so a plain setter's change to another field between the batch's check and
+// now is kept.
+inline void restore_knob_group(const knob_group& g) noexcept {
+  if (g.ops->process_wide) {
+    (void)g.ops->set_fields(g.which, g.old_v);
+    return;
+  }
+  const std::uint32_t touched = g.which & g.ops->tied ? g.which | g.ops->tied : g.which;
+  // Fields that followed the family before: follow it again (a tied pair is dropped together,
+  // and tied fields are only ever overridden together, so no earlier override is lost).
+  for (std::size_t f = 0; f < g.ops->count; ++f) {
+    if ((touched >> f & 1u) && !(g.old_overridden >> f & 1u)) (void)g.ops->reset_field(g.ops->fields[f].name);
+  }
+  // Fields that were overrides: their old values, in one store.
+  if (const std::uint32_t back = touched & g.old_overridden; back != 0)
+    (void)g.ops->set_fields(back, g.old_v);
 }
 
 class knob_batch {
@@ -547,19 +571,10 @@ class knob_batch {
     for (std::size_t k = 0; k < order.size(); ++k) {
       const knob_status st = order[k]->ops->set_fields(order[k]->which, order[k]->v);
       if (st) continue;
-      for (std::size_t u = k; u-- > 0;) restore(*order[u]);
+      for (std::size_t u = k; u-- > 0;) restore_knob_group(*order[u]);
       return fail_group(*order[k], st);
     }
     return true;
-  }
-
-  static void restore(const knob_group& g) noexcept {
-    if (g.ops->process_wide) {
-      (void)g.ops->set_fields((std::uint32_t{1} << g.ops->count) - 1, g.old_v);
-    } else {
-      g.ops->reset_all();
-      if (g.old_overridden != 0) (void)g.ops->set_fields(g.old_overridden, g.old_v);
-    }
   }
 
   knob_text_format format_;
@@ -589,8 +604,8 @@ inline knob_config_status check_knobs(std::string_view text,
 
 // The registry as a table, one knob per line (spinwise-stress and spinwise-bench --list-knobs):
 //   key  value  default  bounds  policy  source
-// where source is "override" (the class sets it), "family" (it follows its family's value, e.g.
-// time.spin_wait_delay) or "process-wide" (a family's own value).
+// where source is "override" (the class sets it), "follows <family>.<knob>" (it follows its
+// family's value, e.g. "follows time.spin_wait_delay") or "process-wide" (a family's own value).
 inline std::string format_knob_table() {
   struct row {
     std::string key, value, def, bounds, policy, source;

@@ -169,6 +169,24 @@ TEST(BenchFlags, BadValuesAreRefused) {
   EXPECT_NE(stray.out.find("'stray'"), std::string::npos) << stray.out;
 }
 
+// SPINWISE_KNOBS is applied before anything runs, as an engine's start-up applies it: a good one
+// shows in --list-knobs, a bad one is a usage error that names the key and runs nothing.
+TEST(BenchFlags, KnobsFromTheEnvironment) {
+  const result good =
+      run("SPINWISE_KNOBS=hybrid_shared_mutex.delay_unit_ns=500 " + quote(kBench) + " --list-knobs");
+  EXPECT_EQ(good.status, 0) << good.out;
+  const std::size_t row = good.out.find("hybrid_shared_mutex.delay_unit_ns");
+  ASSERT_NE(row, std::string::npos) << good.out;
+  const std::string line = good.out.substr(row, good.out.find('\n', row) - row);
+  EXPECT_NE(line.find(" 500 "), std::string::npos) << line;
+  EXPECT_NE(line.find("override"), std::string::npos) << line;
+  const result bad =
+      run("SPINWISE_KNOBS=hybrid_shared_mutex.delay_unit_ns=0 " + quote(kBench) + " --list-knobs", true);
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("hybrid_shared_mutex.delay_unit_ns"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("key "), std::string::npos) << "the table was printed: " << bad.out;
+}
+
 TEST(BenchFlags, VersionAndHelp) {
   const result v = run(quote(kBench) + " --version");
   EXPECT_EQ(v.status, 0) << v.out;

@@ -114,7 +114,7 @@ if(MODE STREQUAL "installed")
                ${prefix}/${INCLUDEDIR}/spinwise/runtime/relax_cost.hpp
                ${cmakedir}/spinwiseConfig.cmake ${cmakedir}/spinwiseConfigVersion.cmake
                ${cmakedir}/spinwiseTargets.cmake ${cmakedir}/spinwiseRuntimeTargets.cmake
-               ${prefix}/${DATADIR}/pkgconfig/spinwise.pc ${prefix}/${DATADIR}/pkgconfig/spinwise-runtime.pc)
+               ${prefix}/${DATADIR}/pkgconfig/spinwise.pc ${prefix}/${LIBDIR}/pkgconfig/spinwise-runtime.pc)
   if(RUNTIME_STATIC)
     expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.a)
   else()
@@ -145,7 +145,7 @@ if(MODE STREQUAL "installed")
 
   # pkg-config, relocated: the tree was configured for another prefix.
   find_program(PKG_CONFIG pkg-config REQUIRED)
-  set(ENV{PKG_CONFIG_PATH} ${prefix}/${DATADIR}/pkgconfig)
+  set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig:${prefix}/${DATADIR}/pkgconfig")
   check_pc_include(${prefix} ${INCLUDEDIR})
   pc_program(pkgconfig_headers ${consumer_src}/headers_only.cpp --cflags --libs spinwise)
   if(RUNTIME_STATIC)
@@ -190,7 +190,8 @@ elseif(MODE STREQUAL "shared")
     fail("a library-only build installed executables: ${bin_files}")
   endif()
   set(lib ${prefix}/lib/libspinwise_runtime.so)
-  expect_files(${lib}.${VERSION} ${lib}.${SOVERSION} ${lib} ${prefix}/share/engine/pkgconfig/spinwise.pc)
+  expect_files(${lib}.${VERSION} ${lib}.${SOVERSION} ${lib} ${prefix}/share/engine/pkgconfig/spinwise.pc
+               ${prefix}/lib/pkgconfig/spinwise-runtime.pc)
   expect_no_files(${prefix}/lib/libspinwise_runtime.a)
   if(NOT IS_SYMLINK ${lib}.${SOVERSION} OR NOT IS_SYMLINK ${lib})
     fail("${lib} and ${lib}.${SOVERSION} should be links to ${lib}.${VERSION}")
@@ -209,7 +210,7 @@ elseif(MODE STREQUAL "shared")
   endif()
 
   find_program(PKG_CONFIG pkg-config REQUIRED)
-  set(ENV{PKG_CONFIG_PATH} ${prefix}/share/engine/pkgconfig)
+  set(ENV{PKG_CONFIG_PATH} "${prefix}/lib/pkgconfig:${prefix}/share/engine/pkgconfig")
   check_pc_include(${prefix} include)
   pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs spinwise-runtime)
   dynamic_entries(needed ${WORK_DIR}/pkgconfig_runtime NEEDED)

@@ -411,3 +411,60 @@ TEST_F(KnobRegistry, TableListsEveryKnob) {
 }
 
 }  // namespace
+
+// ---- a failed batch's rollback ----------------------------------------------------------------
+
+namespace {
+
+std::size_t field_index(const sw::detail::knob_class_ops& ops, std::string_view name) {
+  for (std::size_t f = 0; f < ops.count; ++f) {
+    if (ops.fields[f].name == name) return f;
+  }
+  ADD_FAILURE() << "no field " << name;
+  return 0;
+}
+
+// The group a batch keeps for `ops` before it sets `field` to `value`, and that set.
+sw::detail::knob_group set_as_a_batch(const sw::detail::knob_class_ops& ops, std::string_view field,
+                                      std::uint32_t value) {
+  sw::detail::knob_group g;
+  g.ops = &ops;
+  const std::size_t f = field_index(ops, field);
+  g.which = std::uint32_t{1} << f;
+  g.v[f] = value;
+  for (std::size_t i = 0; i < ops.count; ++i) {
+    g.old_v[i] = ops.value(i);
+    if (ops.overridden(i)) g.old_overridden |= std::uint32_t{1} << i;
+  }
+  EXPECT_TRUE(ops.set_fields(g.which, g.v).ok());
+  return g;
+}
+
+}  // namespace
+
+// Bug guarded: the rollback of a batch that failed part-way (a plain setter raced it) rewrote every
+// field of the words it had set: a family's other knobs went back to what they were before the
+// batch, and a class lost every override, the ones another thread had just set included.
+TEST_F(KnobRegistry, RollbackPutsBackOnlyTheFieldsTheBatchSet) {
+  const auto& family = sw::detail::knob_ops_of<sw::time_policy<>>;  // "time"
+  ASSERT_TRUE(sw::time_policy<>::set_delay_unit_ns(180).ok());
+  const sw::detail::knob_group fam = set_as_a_batch(family, "spin_wait_delay", 40);
+  ASSERT_TRUE(sw::time_policy<>::set_delay_unit_ns(150).ok());  // another thread, meanwhile
+  sw::detail::restore_knob_group(fam);
+  EXPECT_EQ(sw::time_policy<>::spin_wait_delay(), 6u) << "the batch's field is put back";
+  EXPECT_EQ(sw::time_policy<>::delay_unit_ns(), 150u) << "the other thread's change is kept";
+
+  // A class of the exp_backoff family: min and max are tied, so setting min pins max too.
+  const auto& tas = sw::detail::knob_ops_of<sw::tas_mutex::policy>;
+  const sw::detail::knob_group cls = set_as_a_batch(tas, "min_delay_ns", 64);
+  ASSERT_TRUE(tas.overridden(field_index(tas, "max_delay_ns"))) << "max is pinned beside min";
+  ASSERT_TRUE(sw::tas_mutex::policy::set_spin_loops(5).ok());  // another thread, meanwhile
+  sw::detail::restore_knob_group(cls);
+  const auto c = sw::find_knob_class("tas_mutex");
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->knob(field_index(tas, "min_delay_ns")).overridden) << "min follows its family again";
+  EXPECT_FALSE(c->knob(field_index(tas, "max_delay_ns")).overridden) << "so does its tied partner";
+  EXPECT_EQ(c->get("min_delay_ns"), sw::exp_backoff_policy<>::min_delay_ns());
+  EXPECT_TRUE(c->knob(field_index(tas, "spin_loops")).overridden) << "the other thread's override is kept";
+  EXPECT_EQ(c->get("spin_loops"), 5u);
+}

@@ -117,6 +117,24 @@ int main(int argc, char** argv) {
   check(a->jitter_draw() == h1 && b->jitter_draw() == h2,
         "A and B continue the host thread's seeded sequence");
 
+  // The error category: one object, so a code made in a plugin equals the host's enumerator.
+  const std::error_code ea = a->knob_error(), eb = b->knob_error();
+  check(&ea.category() == &spinwise::error_category() && &eb.category() == &spinwise::error_category(),
+        "A's and B's knob errors are in the host's spinwise category");
+  check(ea == spinwise::errc::knob_out_of_range && eb == spinwise::errc::knob_out_of_range &&
+            ea == std::errc::argument_out_of_domain,
+        "a plugin's out-of-range code compares equal to spinwise::errc and its std::errc condition");
+
+  // The knob registry: a class registered by A is found by the host and B, set through either.
+  check(a->register_buf_pool() == 0, "A registers the engine latch as knob class plugin_test_buf_pool");
+  check(b->register_buf_pool() == static_cast<int>(spinwise::errc::knob_class_exists),
+        "B's registration of the same name is refused (knob_class_exists)");
+  const auto cls = spinwise::find_knob_class("plugin_test_buf_pool");
+  check(cls && cls->set("spin_wait_delay", 13).ok(), "the host finds it and sets spin_wait_delay 13");
+  check(engine::buf_pool_latch::policy::spin_wait_delay() == 13 && a->buf_pool_delay() == 13 &&
+            b->registry_buf_pool_delay() == 13,
+        "the host's latch, A and B's registry lookup see 13");
+
   std::printf("%d failure(s)\n", g_failures);
   return g_failures == 0 ? 0 : 1;
 }

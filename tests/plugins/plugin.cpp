@@ -44,6 +44,17 @@ const engine::view kView = {
     classes_named,
     [] { return spinwise::detail::jitter_next(); },
     [] { return static_cast<const void*>(&spinwise::detail::process()); },
+    [] { return engine::buf_pool_latch::policy::set_spin_wait_delay(5000).error_code(); },
+    [] {
+      return spinwise::register_knob_class<engine::buf_pool_latch>("plugin_test_buf_pool")
+          .error_code()
+          .value();
+    },
+    [] {
+      const auto c = spinwise::find_knob_class("plugin_test_buf_pool");
+      const auto v = c ? c->get("spin_wait_delay") : std::nullopt;
+      return v ? static_cast<int>(*v) : -1;
+    },
 };
 
 }  // namespace

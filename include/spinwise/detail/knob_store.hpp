@@ -202,6 +202,8 @@ struct knob_api {
   // published in one CAS. The same validation and Tag semantics as set(name, value).
   static constexpr std::size_t field_count() noexcept { return Spec::kCount; }
   static constexpr const knob_field* fields() noexcept { return Spec::kFields; }
+  // The fields a Tag overrides together (bit i = field i): setting one pins the others.
+  static constexpr std::uint32_t tied_fields() noexcept { return knob_tied<Spec>::value; }
 
   // The value of field i waiters use now (the override, or the process-wide value).
   static std::uint32_t field_value(std::size_t i) noexcept { return knob_get(knob_word<Spec, Tag>(), i); }

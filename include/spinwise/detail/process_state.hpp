@@ -4,13 +4,15 @@
 // An engine is one executable and many shared objects (storage engines, plugins, extensions), most
 // built with -fvisibility=hidden. A header-inline variable with hidden visibility is one copy per
 // module: the host sets spin_wait_delay 30 and the plugin's latches still wait with 6. So every
-// process-wide object of spinwise lives behind one of two symbols that are always exported:
+// process-wide object of spinwise lives behind one of three symbols that are always exported:
 //
 //   shared_process_state   the knob words, the relax table, the active relax kind, the counter
 //                          rate, the statistics classes, the registered knob classes
 //   shared_thread_state    the calling thread's jitter generator and exit flag
+//   shared_error_category  spinwise's std::error_category (<spinwise/knobs.hpp>): error codes
+//                          compare categories by address
 //
-// Both are non-template inline variables with default visibility (SPINWISE_PROCESS_WIDE), which
+// All are non-template inline variables with default visibility (SPINWISE_PROCESS_WIDE), which
 // the dynamic linker unifies: the first definition in the lookup scope wins, and GCC marks them
 // STB_GNU_UNIQUE, so that even modules loaded with dlopen(RTLD_LOCAL) share one copy. What depends
 // on a user type (a Tag's knob overrides, a statistics class) cannot be a template variable: a
@@ -19,7 +21,7 @@
 // name) once per module and cached there.
 //
 // The rule for multi-module processes (docs/integration.md): a module whose state the others must
-// see has to be in the dynamic linker's lookup scope with these two symbols exported. Shared
+// see has to be in the dynamic linker's lookup scope with these symbols exported. Shared
 // objects export them by themselves. An executable exports them when a shared object it links
 // refers to them, or when it is linked with spinwise::export_state (a dynamic list naming them);
 // a host that only dlopen()s its plugins needs the latter.

@@ -5,11 +5,11 @@
 //   SPINWISE_KNOBS="hybrid_mutex.spin_wait_delay=6,time.delay_unit_ns=150"
 //   SPINWISE_RELAX=isb                                the relax instruction (arch.hpp)
 //
-// configure_from_env() loads the profile, then applies the knobs (so an explicit knob wins over
-// anything the profile sets), then reports what became of SPINWISE_RELAX, which cpu_relax()
-// reads by itself at first use and silently ignores when it names no kind (a typo) or one this
-// CPU cannot issue. Each part succeeds or fails on its own and all or nothing: a part that fails
-// changes nothing and its defaults stay in force. An engine logs the outcome:
+// configure_from_env() loads the profile (relax costs and the counter rate, never a knob), then
+// applies the knobs (the two change disjoint things, so their order only fixes the report's), then reports
+// what became of SPINWISE_RELAX, which cpu_relax() reads by itself at first use and silently ignores when it
+// names no kind (a typo) or one this CPU cannot issue. Each part succeeds or fails on its own and all or
+// nothing: a part that fails changes nothing and its defaults stay in force. An engine logs the outcome:
 //
 //   if (const spinwise::startup_status st = spinwise::configure_from_env(); !st.ok())
 //     log_warning("%s", st.message().c_str());
