@@ -32,3 +32,8 @@ mkdir -p "$out"
   ${extra[@]+"${extra[@]}"} "$@" |
   tee "$out/table.txt"
 echo "after: $(cat /proc/loadavg)" >>"$out/load.txt"
+# The committed JSON stays small: the same document without indentation (about 0.6 MB, not 1.7).
+for json in "$out"/sweep-*.json; do
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); json.dump(d, open(sys.argv[1], "w"), separators=(",", ":"))' \
+    "$json" 2>/dev/null || true
+done

@@ -61,8 +61,8 @@ struct knob_info {
 namespace detail {
 
 // A policy's knobs without its type. One constant per policy type (knob_ops_of below); a
-// registered class keeps a pointer to the registering module's copy, which lives as long as
-// the process (a module holding spinwise's process-wide state is never unloaded).
+// registered class keeps a pointer to the registering module's copy, so that module must stay
+// loaded (register_knob_class says so; with GCC, STB_GNU_UNIQUE state already keeps it loaded).
 struct knob_class_ops {
   std::string_view policy;   // the family: "innodb", "time", "exp_backoff", "no_backoff"
   std::string_view tag_key;  // the Tag's signature: with `policy`, names the knob word
