@@ -96,13 +96,18 @@ stage_release() {
   build $broot/release -DCMAKE_BUILD_TYPE=Release && run_ctest $broot/release --
 }
 # Sanitized and emulated runs do less work per stress test (SPINWISE_TEST_SCALE) but the same checks.
+# Sanitized builds compile with -O1 -g1: line tables are all a sanitizer's report needs (file:line
+# in every frame), and -O1 is what ASan's own docs suggest; the stage's time is almost all build
+# (its tests take under a minute), and one typed lock suite compiles in 27 s this way against 57 s
+# with -O2 -g (2-vCPU Xeon, 2026-12-01).
+san_build=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 stage_tsan() {
-  build $broot/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=thread -DSPINWISE_BUILD_MICROBENCH=OFF \
+  build $broot/tsan "${san_build[@]}" -DSPINWISE_SANITIZE=thread -DSPINWISE_BUILD_MICROBENCH=OFF \
     -DSPINWISE_HEADER_CHECK=OFF &&
     run_ctest $broot/tsan SPINWISE_TEST_SCALE=0.25 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 -- -LE thread_safety
 }
 stage_asan() {
-  build $broot/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINWISE_SANITIZE=address -DSPINWISE_BUILD_MICROBENCH=OFF \
+  build $broot/asan "${san_build[@]}" -DSPINWISE_SANITIZE=address -DSPINWISE_BUILD_MICROBENCH=OFF \
     -DSPINWISE_HEADER_CHECK=OFF &&
     run_ctest $broot/asan SPINWISE_TEST_SCALE=0.5 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 -- -LE thread_safety
