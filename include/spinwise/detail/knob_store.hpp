@@ -224,37 +224,17 @@ struct knob_api {
 
   // Dry run of set_fields(which, v): its result if the process-wide values were `global` (all
   // Spec::kCount of them; nullptr: as they are now), so a batch that also changes the family's
-  // values checks a Tag against them. Changes nothing. Mirrors store().
+  // values checks a Tag against them. Changes nothing: the same range_check, compose and
+  // cross_check as store().
   static knob_status check_fields(std::uint32_t which, const std::uint32_t* v,
                                   const std::uint32_t* global = nullptr) noexcept {
-    for (std::size_t i = 0; i < Spec::kCount; ++i) {
-      const knob_field& f = Spec::kFields[i];
-      if ((which >> i & 1u) && (v[i] < f.min || v[i] > f.max))
-        return {std::errc::argument_out_of_domain, f.range_error};
-    }
+    if (const knob_status st = range_check(which, v); !st) return st;
     std::uint64_t g = knob_word<Spec, void>();
     if (global != nullptr) {
       for (std::size_t i = 0; i < Spec::kCount; ++i) g = knob_put(g, i, global[i]);
     }
-    std::uint64_t next = std::is_void_v<Tag> ? g : word().load(std::memory_order_relaxed);
-    const std::uint64_t seen = std::is_void_v<Tag> ? g : knob_merge(next, g);
-    for (std::size_t i = 0; i < Spec::kCount; ++i) {
-      if (which >> i & 1u) {
-        next = knob_put(next, i, v[i]);
-        if constexpr (!std::is_void_v<Tag>) next |= knob_set_bit(i);
-      }
-    }
-    if constexpr (!std::is_void_v<Tag>) {
-      if (which & knob_tied<Spec>::value) {
-        for (std::size_t i = 0; i < Spec::kCount; ++i) {
-          if ((knob_tied<Spec>::value >> i & 1u) && !(next & knob_set_bit(i)))
-            next = knob_put(next, i, knob_get(seen, i)) | knob_set_bit(i);
-        }
-      }
-      next = knob_merge(next, g);
-    }
-    if (const char* e = Spec::cross_check(next)) return {std::errc::invalid_argument, e};
-    return {};
+    const std::uint64_t cur = std::is_void_v<Tag> ? g : word().load(std::memory_order_relaxed);
+    return cross_check(compose(cur, g, which, v), g);
   }
   // ---- end of the registry's block ---------------------------------------------------------
 
@@ -274,40 +254,57 @@ struct knob_api {
     return i;
   }
 
-  // Validates, then publishes the fields in `which` (bit i = field i) in one CAS.
-  static knob_status store(std::uint32_t which, const std::uint32_t* v) noexcept {
+  static knob_status range_check(std::uint32_t which, const std::uint32_t* v) noexcept {
     for (std::size_t i = 0; i < Spec::kCount; ++i) {
       const knob_field& f = Spec::kFields[i];
       if ((which >> i & 1u) && (v[i] < f.min || v[i] > f.max))
         return {std::errc::argument_out_of_domain, f.range_error};
     }
+    return {};
+  }
+
+  // The word `cur` with the fields in `which` set to v[i] (overrides, for a Tag). A field tied to
+  // one being set is overridden too, at the value the Tag sees now (its override, or the global
+  // word `global`): the rule is then checked on the Tag's own values, which no global change can
+  // move. For the process-wide values (Tag = void) cur is the global word itself.
+  static std::uint64_t compose(std::uint64_t cur, std::uint64_t global, std::uint32_t which,
+                               const std::uint32_t* v) noexcept {
+    std::uint64_t next = cur;
+    for (std::size_t i = 0; i < Spec::kCount; ++i) {
+      if (which >> i & 1u) {
+        next = knob_put(next, i, v[i]);
+        if constexpr (!std::is_void_v<Tag>) next |= knob_set_bit(i);
+      }
+    }
+    if constexpr (!std::is_void_v<Tag>) {
+      if (which & knob_tied<Spec>::value) {
+        const std::uint64_t seen = knob_merge(cur, global);
+        for (std::size_t i = 0; i < Spec::kCount; ++i) {
+          if ((knob_tied<Spec>::value >> i & 1u) && !(next & knob_set_bit(i)))
+            next = knob_put(next, i, knob_get(seen, i)) | knob_set_bit(i);
+        }
+      }
+    }
+    return next;
+  }
+
+  // Cross-field rules (exp_backoff: min <= max) on the values a waiter would see with `next`.
+  static knob_status cross_check(std::uint64_t next, std::uint64_t global) noexcept {
+    std::uint64_t effective = next;
+    if constexpr (!std::is_void_v<Tag>) effective = knob_merge(next, global);
+    if (const char* e = Spec::cross_check(effective)) return {std::errc::invalid_argument, e};
+    return {};
+  }
+
+  // Validates, then publishes the fields in `which` (bit i = field i) in one CAS.
+  static knob_status store(std::uint32_t which, const std::uint32_t* v) noexcept {
+    if (const knob_status st = range_check(which, v); !st) return st;
     std::atomic<std::uint64_t>& w = word();
     std::uint64_t cur = w.load(std::memory_order_relaxed);
     for (;;) {
-      std::uint64_t next = cur;
-      for (std::size_t i = 0; i < Spec::kCount; ++i) {
-        if (which >> i & 1u) {
-          next = knob_put(next, i, v[i]);
-          if constexpr (!std::is_void_v<Tag>) next |= knob_set_bit(i);
-        }
-      }
-      if constexpr (!std::is_void_v<Tag>) {
-        // A field tied to one being set is overridden too, at the value the Tag sees now: the
-        // rule is then checked on the Tag's own values, which no global change can move.
-        if (which & knob_tied<Spec>::value) {
-          const std::uint64_t seen = knob_merge(cur, knob_slot<Spec, void>().load(std::memory_order_relaxed));
-          for (std::size_t i = 0; i < Spec::kCount; ++i) {
-            if ((knob_tied<Spec>::value >> i & 1u) && !(next & knob_set_bit(i))) {
-              next = knob_put(next, i, knob_get(seen, i)) | knob_set_bit(i);
-            }
-          }
-        }
-      }
-      // Cross-field rules (exp_backoff: min <= max) hold on the values a waiter would see.
-      std::uint64_t effective = next;
-      if constexpr (!std::is_void_v<Tag>)
-        effective = knob_merge(next, knob_slot<Spec, void>().load(std::memory_order_relaxed));
-      if (const char* e = Spec::cross_check(effective)) return {std::errc::invalid_argument, e};
+      const std::uint64_t global = knob_slot<Spec, void>().load(std::memory_order_relaxed);
+      const std::uint64_t next = compose(cur, global, which, v);
+      if (const knob_status st = cross_check(next, global); !st) return st;
       if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return {};
     }
   }
