@@ -17,7 +17,7 @@ namespace spinwise::stress {
 // The JSON document's envelope: {"format": kJsonFormat, "version": kJsonVersion, ...}, the key
 // spinwise's other tools use.
 inline constexpr const char* kJsonFormat = "spinwise.stress";
-// Version 2 (issue 17) added "settings" (a summary per setting), "order", "compare", each run's
+// Version 2 (spinwise 0.3.0) added "settings" (a summary per setting), "order", "compare", each run's
 // "setting", config.min_requests / max_duration_s / calibrate_ms and the latencies' p95_ns; version 1
 // readers of "runs" find every field they knew.
 inline constexpr int kJsonVersion = 2;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How much spinwise-stress's requests/s spreads between runs of one setting, with the old defaults
-# (before issue 17: a fixed window, and the work loop calibrated from a 0.1 ms snapshot at process
+# (up to 0.2.0: a fixed window, and the work loop calibrated from a 0.1 ms snapshot at process
 # start) and with the new ones (--min-requests 1000, --calibrate-ms 100). docs/stress.md, "Where the
 # spread comes from", says what each option does and why.
 #

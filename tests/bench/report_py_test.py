@@ -6,7 +6,7 @@ that carry their intervals, targets judged met / not met / within noise against 
 summary.json from which the same report comes back.
 
 Bug guarded: a report that calls a 4% difference between three noisy runs "met" or "not met"
-(issue 17), and a Python port that drifts from the C++ rule so that spinwise-bench's report and
+and a Python port that drifts from the C++ rule so that spinwise-bench's report and
 spinwise-stress --compare disagree about the same runs. Asserts nothing about timings.
 
     python3 tests/bench/report_py_test.py [-v]        (ctest: bench.report_py)

@@ -310,7 +310,7 @@ TEST(Recommendations, MultiplierKeepsTheUnitInTime) {
   EXPECT_EQ(fast.relaxes_per_unit, 222u);
 }
 
-// Bug guarded (issue 12): spinwise-calibrate recommended a delay_unit_ns (500 core cycles at the
+// Bug guarded: spinwise-calibrate recommended a delay_unit_ns (500 core cycles at the
 // measured clock) that the library never used, while its locks waited 200 ns units and the
 // profile applied nothing of it. The default target is the time policy's own default unit, on
 // every machine and at every core clock, and the recommendation says that nothing is to be set;

@@ -22,7 +22,7 @@ struct defaults_class {
 
 // ---- default policies ----------------------------------------------------------------------
 
-// Bug guarded (issue 12): hybrid_shared_mutex and sx_lock defaulted to innodb_policy, a spin
+// Bug guarded: hybrid_shared_mutex and sx_lock defaulted to innodb_policy, a spin
 // budget counted in relax instructions (14x longer on Skylake than on the CPUs it was tuned on),
 // while the other locks waited in time. A lock that waits in delay units must default to a
 // policy whose delays are given in ns: time_policy (InnoDB's shape) or exp_backoff_policy.
@@ -59,7 +59,7 @@ static_assert(sizeof(hsm_innodb) == sizeof(sw::hybrid_shared_mutex));
 
 // ---- with_stats ----------------------------------------------------------------------------
 
-// Bug guarded (issue 12): turning statistics on meant spelling the lock out as
+// Bug guarded: turning statistics on meant spelling the lock out as
 // sx_lock_t<innodb_policy<>, class_stats<C>>, which silently dropped the alias's Tag and so every
 // knob set through sx_lock::policy. with_stats<C> keeps the policy (and with it Tag and knobs)
 // and changes only the statistics.

@@ -550,7 +550,7 @@ TEST(StressWorkload, HotPageLatchesTheLastPage) {
   EXPECT_EQ(r.config.lock.lock, "sx_lock");
 }
 
-// Bug guarded (issue 12): --list-locks showed innodb as the default of locks whose library
+// Bug guarded: --list-locks showed innodb as the default of locks whose library
 // default was time (a hand-written table). Each spinwise lock's default here is its library
 // alias's policy, and every policy is offered once.
 TEST(StressCatalog, DefaultPolicyIsTheLibrarysOwn) {
@@ -1205,7 +1205,7 @@ TEST(StressSweep, RunsAndPlots) {
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
 }
 
-// --- repeats, summaries and --compare (issue 17) -----------------------------------------------------
+// --- repeats, summaries and --compare -----------------------------------------------------------------
 //
 // Everything here runs on injected run results: the statistics, the run order and the outputs are
 // checked against hand-worked answers, and no test asserts a timing.
