@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, whatever spinwise needs that this Debian 12 machine lacks.
 # Idempotent, and silent when nothing is missing. Run as root (or with sudo available).
+#   tools/setup.sh           what building and testing spinwise needs
+#   tools/setup.sh engines   what the real-engine harness needs (bench/engines/mariadb): Debian's
+#                            MariaDB server and client binaries (the -core packages: no system
+#                            service is installed or started), sysbench, and perf for cpu-clock
+#                            sampling. Not part of the default set.
 set -euo pipefail
+
+case ${1:-} in
+  "") set_name=default ;;
+  engines) set_name=engines ;;
+  *) echo "setup: unknown package set '$1' (known: engines; none for the default set)" >&2; exit 2 ;;
+esac
 
 packages=(
   cmake ninja-build g++ pkg-config git
@@ -14,6 +25,7 @@ packages=(
   spin gcc clang-format
   libtbb-dev libabsl-dev
 )
+[ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf gnuplot-nox)
 
 missing=()
 for p in "${packages[@]}"; do

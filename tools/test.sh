@@ -10,8 +10,10 @@
 #   6. a build forced onto the generic backend, tests included
 #   (stages 3-6 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
 #   7. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
+#   8. engines: the real-MariaDB harness's smoke run (bench/engines/mariadb), when the engine
+#      packages are installed (tools/setup.sh engines) and this is root; skipped, saying so, if not
 # Each stage prints what it ran and ctest's summary; the last line counts the stages.
-# Usage: tools/test.sh [stage ...]   (stages: format models release tsan asan aarch64 generic fuzz; default all)
+# Usage: tools/test.sh [stage ...]   (stages: format models release tsan asan aarch64 generic fuzz engines; default all)
 # SPINWISE_BUILD_ROOT=<dir> puts the build trees elsewhere than build/ (parallel work in one clone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ tools/setup.sh || { echo "test: setup failed"; exit 1; }
 
 jobs=$(nproc)
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(format models release tsan asan aarch64 generic fuzz)
+[ ${#stages[@]} -eq 0 ] && stages=(format models release tsan asan aarch64 generic fuzz engines)
 passed=0
 failed=0
 failed_names=()
@@ -161,6 +163,39 @@ stage_fuzz() {
   return $rc
 }
 
+# The MariaDB harness's smoke mode: a real server up for one 5 s sysbench run and down again. It
+# passes when the run's result says work was done (queries, server samples) and nothing is left:
+# no server of its own running, no temporary directory. Skipped when the packages are not there.
+stage_engines() {
+  local missing=() t
+  for t in mariadbd mariadb-install-db mariadb sysbench perf; do command -v "$t" >/dev/null || missing+=("$t"); done
+  if [ ${#missing[@]} -gt 0 ] || [ "$(id -u)" -ne 0 ]; then
+    echo "--- engines: skipped (${missing[*]:+not installed: ${missing[*]}; }${missing[*]:+tools/setup.sh engines installs them}$([ "$(id -u)" -ne 0 ] && echo "; needs root"))"
+    return 0
+  fi
+  local out before after
+  out=$(mktemp -d) || return 1
+  before=$(ls -d /tmp/spinwise-mariadb.* 2>/dev/null | sort)
+  SPINWISE_CALIBRATE="$root/$broot/release/tools/spinwise-calibrate" \
+    bench/engines/mariadb/harness.sh --smoke --out "$out" || { rm -rf "$out"; return 1; }
+  after=$(ls -d /tmp/spinwise-mariadb.* 2>/dev/null | sort)
+  python3 - "$out/smoke.json" <<'PY' || { rm -rf "$out"; return 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"]
+assert len(r) == 1, f"{len(r)} runs, expected 1"
+assert r[0]["qps"] > 0 and r[0]["samples_server"] > 0, f"no work recorded: {r[0]}"
+assert 0 <= r[0]["spin_share"] <= 1, r[0]
+print(f"--- engines: smoke run {r[0]['qps']:.0f} qps, {r[0]['samples_server']} server samples, "
+      f"spin share {100 * r[0]['spin_share']:.1f}%, server {d['server']}")
+PY
+  rm -rf "$out"
+  [ "$before" = "$after" ] || { echo "--- engines: the harness left a temporary directory behind: $after"; return 1; }
+  if pgrep -f "mariadbd --no-defaults .*spinwise-mariadb" >/dev/null; then
+    echo "--- engines: a harness server is still running"; return 1
+  fi
+}
+
 for s in "${stages[@]}"; do
   case $s in
     format) stage format "clang-format on every C++ file" stage_format ;;
@@ -171,7 +206,8 @@ for s in "${stages[@]}"; do
     aarch64) stage aarch64 "aarch64 cross build, tests under qemu-aarch64 per relax kind" stage_aarch64 ;;
     generic) stage generic "generic backend forced (SPINWISE_ARCH=generic), all tests" stage_generic ;;
     fuzz) stage fuzz "libFuzzer on the profile loader (clang, ASan), bounded" stage_fuzz ;;
-    *) echo "test: unknown stage '$s' (stages: format models release tsan asan aarch64 generic fuzz)"; exit 2 ;;
+    engines) stage engines "a real MariaDB and sysbench, the harness's smoke run" stage_engines ;;
+    *) echo "test: unknown stage '$s' (stages: format models release tsan asan aarch64 generic fuzz engines)"; exit 2 ;;
   esac
 done
 
