@@ -5,9 +5,13 @@
 // --watch SECONDS follows each CPU's relax cost over time instead (docs/calibration.md, "Watching
 // the relax cost over time"): a table or JSON, and a gnuplot timeline with --plot.
 //
+// --advise mysql|mariadb prints the my.cnf lines for a real engine instead (docs/engines.md): the
+// spin settings that give the spin time per round the engine's defaults gave before Skylake.
+//
 // Exit codes: 0 measured (warnings are printed); 1 the measurement or the output failed;
-// 2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a measurement was
-// not stable.
+// 2 usage error (bad flag or value, unknown CPU or relax kind; with --advise: an engine, version
+// or architecture the advice does not cover); 3 --strict and a measurement was not stable (with
+// --advise: always, and no advice is printed).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -20,8 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "spinwise/arch.hpp"
 #include "spinwise/runtime/c2c.hpp"
 #include "spinwise/runtime/calibration.hpp"
+#include "spinwise/runtime/engine_advice.hpp"
 #include "spinwise/runtime/profile.hpp"
 #include "spinwise/version.hpp"
 
@@ -479,6 +485,22 @@ int run_watch(sw::watch_options wo, const std::string& format, const std::string
   return rc;
 }
 
+// --advise: the engine's lines from a calibration (measured now, or a saved profile). The exit code.
+int print_advice(const sw::calibration_result& r, sw::engine which, const std::string& version,
+                 const CLI::Option* multiplier_opt, unsigned multiplier, const std::string& format) {
+  sw::engine_advice_input in = sw::advice_input_from(r, which, version);
+  if (multiplier_opt->count() > 0) in.mariadb_multiplier = multiplier;
+  const sw::advice_result a = sw::advise_engine(in);
+  if (a.status != sw::advice_status::ok) {
+    std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", a.message.c_str());
+    return a.status == sw::advice_status::usage ? kExitUsage : kExitUnstable;
+  }
+  const std::string text =
+      format == "json" ? sw::format_advice_json(a.advice, &r) : sw::format_advice_text(a.advice, &r);
+  std::fputs(text.c_str(), stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -492,6 +514,8 @@ int main(int argc, char** argv) {
   double target_ns = 0, watch_s = 0, interval_ms = 500;
   std::string plot;
   bool quick = false, c2c = false, list_backends = false, strict = false;
+  std::string advise, engine_version, from_profile;
+  unsigned mariadb_multiplier = 0;
   app.set_version_flag("--version", "spinwise-calibrate " + str(sw::kVersion));
   app.add_option("--cpus", cpus_arg, "CPUs to measure: all (default), or a list such as 0,2,4-7");
   CLI::Option* backends_opt = app.add_option(
@@ -535,13 +559,27 @@ int main(int argc, char** argv) {
   app.add_flag(
       "--strict", strict,
       "exit with 3 when a measurement is noisy, bimodal or drifting (with --watch: not stable over time)");
+  CLI::Option* advise_opt = app.add_option(
+      "--advise", advise,
+      "print the my.cnf lines for a real engine instead of the table: mysql (8.0.16-8.4) or mariadb (10.6, "
+      "10.11); with --format json, the same as data");
+  CLI::Option* version_opt = app.add_option("--engine-version", engine_version,
+                                            "with --advise: the engine's version, e.g. 8.0.36, 8.4 or 10.11 "
+                                            "(default: MySQL 8.0.30+, MariaDB 10.11)");
+  CLI::Option* multiplier_opt = app.add_option(
+      "--mariadb-multiplier", mariadb_multiplier,
+      "with --advise mariadb: the server's my_cpu_relax_multiplier (100 or 200), when read from it (default: "
+      "what MariaDB's start-up timing gives for the PAUSE cost measured here)");
+  CLI::Option* from_profile_opt = app.add_option(
+      "--from-profile", from_profile,
+      "with --advise: advise from this saved profile (spinwise-calibrate -o) instead of measuring now");
   app.add_flag("--list-backends", list_backends,
                "print the relax kinds this CPU supports, one per line, and exit");
   app.footer(
       "Exit codes: 0 measured (warnings are printed); 1 the measurement or writing the output failed;\n"
-      "            2 usage error (bad flag or value, unknown CPU or relax kind); 3 --strict and a "
-      "measurement\n"
-      "            was not stable.\n"
+      "            2 usage error (bad flag or value, unknown CPU or relax kind; --advise: an engine,\n"
+      "            version or architecture not covered); 3 --strict and a measurement was not stable\n"
+      "            (--advise: the PAUSE measurement is not stable enough to decide; no advice).\n"
       "Environment: SPINWISE_NO_PERF=1 never uses perf_event; SPINWISE_RELAX picks the relax kind engines "
       "use.");
   try {
@@ -563,6 +601,56 @@ int main(int argc, char** argv) {
       if (sw::relax_supported(k)) std::printf("%s\n", str(sw::to_string(k)).c_str());
     }
     return kExitOk;
+  }
+
+  const bool advising = advise_opt->count() > 0;
+  sw::engine which = sw::engine::mysql;
+  if (advising && !sw::parse_engine(advise, which)) {
+    std::fprintf(stderr, "spinwise-calibrate: --advise '%s': unknown engine (known: mysql, mariadb)\n",
+                 advise.c_str());
+    return kExitUsage;
+  }
+  if (!advising) {
+    for (const CLI::Option* o : {version_opt, multiplier_opt, from_profile_opt}) {
+      if (o->count() > 0) {
+        std::fprintf(stderr, "spinwise-calibrate: %s only applies to --advise\n", o->get_name().c_str());
+        return kExitUsage;
+      }
+    }
+  } else {
+    for (const CLI::Option* o : {watch_opt, c2c_opt}) {
+      if (o->count() > 0) {
+        std::fprintf(stderr, "spinwise-calibrate: %s does not go with --advise\n", o->get_name().c_str());
+        return kExitUsage;
+      }
+    }
+    if (from_profile_opt->count() == 0 && sw::backend_name() != "x86_64") {
+      // Nothing to measure for: the advice covers PAUSE only (advise_engine says why).
+      sw::engine_advice_input here;
+      here.which = which;
+      here.arch = str(sw::backend_name());
+      std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", sw::advise_engine(here).message.c_str());
+      return kExitUsage;
+    }
+    if (from_profile_opt->count() > 0) {
+      sw::calibration_result saved;
+      std::string text;
+      std::ifstream f(from_profile);
+      if (!f) {
+        std::fprintf(stderr, "spinwise-calibrate: --from-profile %s: cannot read it: %s\n",
+                     from_profile.c_str(), std::strerror(errno));
+        return kExitUsage;
+      }
+      text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+      if (const sw::profile_status st = sw::parse_profile(text, saved); !st) {
+        std::fprintf(stderr, "spinwise-calibrate: --from-profile %s: %s\n", from_profile.c_str(),
+                     st.message.c_str());
+        return kExitUsage;
+      }
+      return print_advice(saved, which, engine_version, multiplier_opt, mariadb_multiplier, format);
+    }
+    // Only PAUSE enters the engines' spin: measure it alone (other kinds cannot be advised).
+    if (backends_opt->count() == 0 && sw::relax_supported(sw::relax_kind::pause)) backends_arg = "pause";
   }
 
   const bool watching = watch_opt->count() > 0;
@@ -644,6 +732,16 @@ int main(int argc, char** argv) {
   }
   progress.clear();
 
+  if (advising) {
+    const int rc = print_advice(result, which, engine_version, multiplier_opt, mariadb_multiplier, format);
+    if (rc != kExitOk || output.empty()) return rc;
+    if (!sw::write_profile(output, result, &why)) {
+      std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
+      return kExitFailure;
+    }
+    std::fprintf(stderr, "profile written to %s\n", output.c_str());
+    return kExitOk;
+  }
   if (format == "json") {
     std::fputs(sw::profile_to_json(result).c_str(), stdout);
   } else {

@@ -1,10 +1,11 @@
 # Runs spinwise-calibrate once and checks its exit code and output, for ctest.
 #   cmake -DTOOL=<path> [-DEMULATOR=a|b|c] -DARGS=a|b|c -DEXPECT_RC=n [-DEXPECT_OUT=regex]
 #         [-DENV=VAR=value] [-DCHECK_PROFILE=<file>] [-DCHECK_ABSENT=a|b] -P run_cli.cmake
-# Lists use '|' because ';' does not survive add_test. EXPECT_OUT is matched against stdout and
+# Lists use '|' because ';' does not survive add_test; EXPECT_RC may list several (0|3). EXPECT_OUT is matched against stdout and
 # stderr together. CHECK_PROFILE: the file must exist and be a version-1 spinwise profile.
 # CHECK_ABSENT: files removed before the run that must still not exist after it (a refused run
 # writes nothing).
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 string(REPLACE "|" ";" args "${ARGS}")
 string(REPLACE "|" ";" emulator "${EMULATOR}")
 set(cmd ${emulator} ${TOOL} ${args})
@@ -20,7 +21,8 @@ foreach(f IN LISTS absent)
 endforeach()
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 string(REPLACE ";" " " shown "${cmd}")
-if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
+string(REPLACE "|" ";" expect_rcs "${EXPECT_RC}")  # 0|3: either
+if(NOT "${rc}" IN_LIST expect_rcs)
   message(FATAL_ERROR "'${shown}' exited with ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
 if(DEFINED EXPECT_OUT AND NOT "${out}${err}" MATCHES "${EXPECT_OUT}")

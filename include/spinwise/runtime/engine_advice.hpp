@@ -1,0 +1,102 @@
+// What a calibration means for a real engine's spin settings: the lines an operator pastes into
+// my.cnf for MySQL 8.0.16+ or MariaDB 10.6/10.11, each with the arithmetic behind it. The engines'
+// spin code, in our words, is in docs/engines.md; this header is the arithmetic.
+//
+// The aim: the spin time per round that the engine's defaults gave on the CPUs they were tuned on
+// (PAUSE ~10 cycles, before Skylake: 50 PAUSEs ~ 200 ns per delay unit, the library's own
+// delay_unit_ns). Where the engine cannot express that time exactly, the advice takes the setting
+// nearest in ratio (the smaller of over/target and target/under), and says which way it rounded.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spinwise/runtime/calibration.hpp"
+
+namespace spinwise {
+
+enum class engine { mysql, mariadb };
+
+// MariaDB's my_cpu_init() (mysys/my_cpu.c, 10.6 and 10.11): two runs of 16 PAUSEs timed with
+// RDTSC; when both take more than 480 ticks (30 per PAUSE), my_cpu_relax_multiplier is 100,
+// else 200. One delay unit is my_cpu_relax_multiplier / 4 PAUSEs (integer division).
+inline constexpr double kMariadbSlowPauseTicks = 30.0;
+inline constexpr unsigned kMariadbFastMultiplier = 200;
+inline constexpr unsigned kMariadbSlowMultiplier = 100;
+// Within this share of the threshold, the engine's own 32-PAUSE timing may land either side.
+inline constexpr double kMariadbThresholdBand = 0.10;
+
+// The defaults the advice starts from.
+inline constexpr unsigned kMysqlDefaultSpinWaitDelay = 6;    // MySQL: innodb_spin_wait_delay
+inline constexpr unsigned kMariadbDefaultSpinWaitDelay = 4;  // MariaDB 10.6+: innodb_spin_wait_delay
+inline constexpr unsigned kDefaultSyncSpinLoops = 30;        // both: innodb_sync_spin_loops
+inline constexpr unsigned kMysqlMaxSpinWaitDelay = 1000;
+inline constexpr unsigned kMariadbMaxSpinWaitDelay = 6000;
+
+struct engine_advice_input {
+  engine which = engine::mysql;
+  std::string version;     // as given ("" = the newest covered: MySQL 8.0.30+, MariaDB 10.11)
+  std::string arch;        // machine_info::arch: only "x86_64" is covered
+  double relax_ns = 0;     // PAUSE, median over the machine's CPUs
+  double relax_ticks = 0;  // the same in counter (TSC) ticks, what MariaDB's own timing sees
+  // The spread of the measurement: the lowest p10 and the highest p90 over the CPUs (0: unknown).
+  // A noisy measurement still gives advice when every cost in that range gives the same settings.
+  double relax_ns_lo = 0, relax_ns_hi = 0, relax_ticks_lo = 0, relax_ticks_hi = 0;
+  bool stable = false;                         // every CPU's PAUSE measurement was stable
+  std::string unstable_why;                    // which CPUs were not, when not
+  double unit_ns = kDefaultTargetNs;           // the target delay unit (--target-ns)
+  std::optional<unsigned> mariadb_multiplier;  // the engine's my_cpu_relax_multiplier, when known
+};
+
+struct engine_setting {
+  std::string name;  // "innodb_spin_wait_delay"
+  unsigned value = 0;
+  unsigned engine_default = 0;
+  std::vector<std::string> comment;  // the arithmetic, one line each
+};
+
+struct engine_advice {
+  engine which = engine::mysql;
+  std::string engine_name;  // "MySQL 8.0.30+", "MariaDB 10.11"
+  std::string section;      // "mysqld" or "mariadbd"
+  double relax_ns = 0, relax_ticks = 0;
+  double relax_ns_lo = 0, relax_ns_hi = 0;  // the measurement's p10..p90 (0: not known)
+  bool stable = false;
+  double unit_ns = 0;             // the target delay unit
+  double target_round_ns = 0;     // what the default round meant on the CPUs it was tuned on
+  double default_round_ns = 0;    // what the default round takes on this machine
+  double advised_round_ns = 0;    // what the advised settings give here
+  unsigned relax_multiplier = 0;  // MariaDB: my_cpu_relax_multiplier assumed; MySQL: 0
+  std::vector<engine_setting> settings;
+  std::vector<std::string> warnings;
+};
+
+enum class advice_status {
+  ok,
+  usage,      // an engine, version or architecture the advice does not cover: exit 2
+  uncertain,  // no stable PAUSE measurement: exit 3
+};
+
+struct advice_result {
+  advice_status status = advice_status::ok;
+  std::string message;  // why, when not ok
+  engine_advice advice;
+};
+
+// "mysql" or "mariadb"; false for anything else.
+bool parse_engine(const std::string& name, engine& out);
+// The advice from the inputs (pure: no measurement).
+advice_result advise_engine(const engine_advice_input& in);
+// The input from a calibration: PAUSE over every measured CPU.
+engine_advice_input advice_input_from(const calibration_result& r, engine which, const std::string& version);
+// The snippet: "[section]" and "name = value" lines, each followed by its "# ..." comment lines.
+std::string format_advice_text(const engine_advice& a, const calibration_result* r = nullptr);
+std::string format_advice_json(const engine_advice& a, const calibration_result* r = nullptr);
+
+// MariaDB's multiplier for a PAUSE of `ticks` counter ticks (the start-up rule above).
+unsigned mariadb_relax_multiplier(double ticks);
+// The integer in [lo, hi] whose value * per gives the time nearest `target` in ratio; ties go up.
+unsigned nearest_in_ratio(double target, double per, unsigned lo, unsigned hi);
+
+}  // namespace spinwise
