@@ -1,6 +1,11 @@
 // spinwise-stress: replays the statistics-latch incident and the hot-page latch (see workload.hpp,
 // README.md "spinwise-stress: replaying the incident").
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -52,6 +57,30 @@ output_paths outputs_of(const cli_options& o) {
     if (p.png.empty()) p.png = join_dir(o.out_dir, base + ".png");
   }
   return p;
+}
+
+// "" when every output can be written, else why not: checked before anything runs, so that a sweep
+// of minutes is not lost to a typo in a path. --out-dir is created (as mkdir -p would).
+std::string unwritable(const output_paths& p, const std::string& out_dir) {
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) return "cannot create --out-dir " + out_dir + ": " + ec.message();
+  }
+  for (const std::string* f : {&p.json, &p.csv, &p.png}) {
+    if (f->empty() || *f == "-") continue;
+    std::filesystem::path dir = std::filesystem::path(*f).parent_path();
+    if (dir.empty()) dir = ".";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return "cannot write " + *f + ": " + dir.string() + ": " + (ec ? ec.message() : "Not a directory") +
+             " (nothing was run)";
+    }
+    if (::access(dir.c_str(), W_OK) != 0) {
+      return "cannot write " + *f + ": " + dir.string() + ": " + std::strerror(errno) + " (nothing was run)";
+    }
+  }
+  return "";
 }
 
 // The sweep's grid, for the JSON document beside its runs; says how long the sweep will take.
@@ -107,6 +136,10 @@ int run(const cli_options& o) {
   if (o.dry_run) {
     std::cout << plan_text(s.plan, s.settings, s.order);
     return 0;
+  }
+  if (const std::string why = unwritable(paths, o.out_dir); !why.empty()) {
+    std::fprintf(stderr, "spinwise-stress: error: %s\n", why.c_str());
+    return 2;
   }
   nlohmann::json extra = nlohmann::json::object();
   if (o.sweep) extra["sweep"] = sweep_grid(o, human);
