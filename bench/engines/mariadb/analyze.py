@@ -210,7 +210,7 @@ def cmd_summarize(a):
     doc = {"harness": "bench/engines/mariadb/harness.sh", "mode": a.mode, "server": a.version,
            "my_cpu_relax_multiplier": None if a.relax_multiplier == "null" else int(a.relax_multiplier),
            "advised_delay": advised, "started": a.started, "load_average_at_start": a.load,
-           "machine": machine(), "workloads": workloads, "runs": runs}
+           "machine": machine(), "passes": max(r["pass"] for r in runs), "workloads": workloads, "runs": runs}
     os.makedirs(a.out, exist_ok=True)
     stem = os.path.join(a.out, {"sweep": "sweep", "smoke": "smoke", "spin-loops-probe": "spin-loops"}[a.mode])
     with open(stem + ".json", "w") as f:
@@ -261,15 +261,18 @@ def plot(doc, stem):
             f.write("\n\n")
             blocks.append(f"{w['test']} {w['threads']} thr")
     adv = doc["advised_delay"]
-    title = f"MariaDB {doc['server']}, {doc['machine']['cpu_model']}, {doc['machine']['cpus']} CPUs"
+    title = (f"MariaDB {doc['server']} (my_cpu_relax_multiplier {doc['my_cpu_relax_multiplier']}), "
+             f"{doc['machine']['cpu_model']}, {doc['machine']['cpus']} CPUs; median of {doc['passes']} passes, "
+             f"bars: min..max" if doc.get("passes") else
+             f"MariaDB {doc['server']}, {doc['machine']['cpu_model']}, {doc['machine']['cpus']} CPUs")
     gp = [
         "set terminal pngcairo size 1100,800 font ',10'" if has_cairo() else "set terminal png size 1100,800",
         f"set output '{stem}.png'", "set multiplot layout 2,1 title \"" + title.replace('"', "'") + "\"",
-        "set logscale x 2", "set xrange [0.7:80]", "set grid", "set key bottom left",
+        "set termoption noenhanced", "set logscale x 2", "set xrange [0.7:80]", "set grid", "set key bottom left",
         "set xlabel 'innodb_spin_wait_delay (0 drawn at 0.8)'",
         "set ylabel 'QPS / best QPS of the workload'",
         (f"set arrow from {max(adv, 0.8)},graph 0 to {max(adv, 0.8)},graph 1 nohead dt 2 lc rgb 'red'; "
-         f"set label 'advised {adv}' at {max(adv, 0.8)},graph 0.95 offset 0.5,0 tc rgb 'red'") if adv is not None else "",
+         f"set label 'advised {adv}' at {max(adv, 0.8)},graph 0.55 offset 0.5,0 tc rgb 'red'") if adv is not None else "",
         "plot " + ", ".join(
             f"'{dat}' index {i} using ($1==0?0.8:$1):2:3:4 with yerrorlines title '{b}'" for i, b in enumerate(blocks)),
         "set ylabel 'server CPU in spin loops (%)'", "set key top left",
@@ -286,6 +289,11 @@ def plot(doc, stem):
 def has_cairo():
     r = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True)
     return "pngcairo" in (r.stdout + r.stderr)
+
+
+def cmd_replot(a):
+    doc = json.load(open(a.json))
+    plot(doc, os.path.splitext(a.json)[0])
 
 
 def cmd_pause_windows(a):
@@ -324,11 +332,13 @@ def main():
     s.add_argument("--started", default="")
     s.add_argument("--load", default="")
     s.add_argument("--mode", choices=["sweep", "smoke", "spin-loops-probe"], default="sweep")
+    rp = sub.add_parser("replot")
+    rp.add_argument("--json", required=True)
     w = sub.add_parser("pause-windows")
     w.add_argument("--binary", required=True)
     a = p.parse_args()
     {"read-multiplier": cmd_read_multiplier, "run": cmd_run, "summarize": cmd_summarize,
-     "pause-windows": cmd_pause_windows}[a.cmd](a)
+     "pause-windows": cmd_pause_windows, "replot": cmd_replot}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@
 #                        down, one result line checked, nothing left behind (what tools/test.sh runs)
 #   --out DIR            where the results go (default bench/results/engines)
 #   --delays LIST        innodb_spin_wait_delay values, comma separated (default 0,1,2,4,6,10,20,30,50)
-#   --advised N          the advised value, added to the sweep and marked in the plot (default: what
-#                        spinwise-calibrate --advise mariadb says on this machine)
+#   --advised N|none     the advised value, added to the sweep and marked in the plot (default: what
+#                        spinwise-calibrate --advise mariadb says for this machine and this server's
+#                        my_cpu_relax_multiplier; none: no advice)
 #   --workloads LIST     test:threads pairs (default oltp_read_write:64,oltp_read_write:256,
 #                        oltp_point_select:256)
 #   --duration S         seconds per measured run (default 20)
@@ -61,7 +62,8 @@ while [ $# -gt 0 ]; do
 done
 uint() { [[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 6 ]; }
 for d in ${delays//,/ }; do uint "$d" && [ "$d" -le 6000 ] || usage "--delays: '$d' is not an integer in 0..6000 (MariaDB 10.11's range)"; done
-[ -z "$advised" ] || { uint "$advised" && [ "$advised" -le 6000 ]; } || usage "--advised: '$advised' is not an integer in 0..6000"
+[ -z "$advised" ] || [ "$advised" = none ] || { uint "$advised" && [ "$advised" -le 6000 ]; } ||
+  usage "--advised: '$advised' is not an integer in 0..6000 (or none: no advised value)"
 uint "$duration" && [ "$duration" -ge 1 ] && [ "$duration" -le 3600 ] || usage "--duration: '$duration' is not 1..3600 seconds"
 uint "$warmup" && [ "$warmup" -le 600 ] || usage "--warmup: '$warmup' is not 0..600 seconds"
 uint "$passes" && [ "$passes" -ge 1 ] && [ "$passes" -le 20 ] || usage "--passes: '$passes' is not 1..20"
@@ -70,6 +72,7 @@ for w in ${workloads//,/ }; do
     usage "--workloads: '$w' is not test:threads (tests: oltp_read_write, oltp_point_select, oltp_read_only, oltp_update_index; 1..1000 threads)"
 done
 [ "$(id -u)" -eq 0 ] || usage "run as root (it starts mariadbd as the mysql user and samples with perf -a)"
+[ $probe -eq 1 ] && [ -z "$advised" ] && advised=none
 if [ $smoke -eq 1 ]; then
   [ $probe -eq 0 ] || usage "--smoke and --spin-loops-probe exclude each other"
   delays=4 workloads="oltp_read_write:8" duration=5 warmup=1 passes=1 tables=2 table_size=1000
@@ -82,19 +85,6 @@ for tool in mariadbd mariadb-install-db mariadb sysbench perf python3; do
 done
 getent passwd mysql >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin mysql ||
   die "no mysql user, and useradd failed"
-
-# The advised value, from this machine's calibration, unless given.
-if [ -z "$advised" ]; then
-  calib=""
-  for c in "${SPINWISE_CALIBRATE:-}" "$root/build/release/tools/spinwise-calibrate"; do
-    [ -n "$c" ] && [ -x "$c" ] && { calib=$c; break; }
-  done
-  [ -n "$calib" ] || die "spinwise-calibrate not built (tools/quickstart.sh builds it; or pass --advised N)"
-  advice_json=$("$calib" --advise mariadb --format json) ||
-    die "spinwise-calibrate --advise mariadb gave no advice (exit $?); pass --advised N to sweep anyway"
-  advised=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["settings"]["innodb_spin_wait_delay"]["value"])' <<<"$advice_json") ||
-    die "could not read innodb_spin_wait_delay from spinwise-calibrate's advice"
-fi
 
 # ---- the server's life: everything below is undone by cleanup, whatever the way out
 work=$(mktemp -d /tmp/spinwise-mariadb.XXXXXX) || die "mktemp failed"
@@ -128,7 +118,7 @@ mariadb-install-db --no-defaults --user=mysql --datadir="$work/data" --auth-root
 # log, no performance_schema.
 mariadbd --no-defaults --user=mysql --datadir="$work/data" --bind-address=127.0.0.1 --port="$port" \
   --socket="$work/data/mariadbd.sock" --pid-file="$work/data/mariadbd.pid" --log-error="$work/data/error.log" \
-  --skip-name-resolve --max-connections=1100 --innodb-buffer-pool-size=1G --innodb-log-file-size=512M \
+  --skip-name-resolve --max-connections=1100 --max-prepared-stmt-count=1048576 --innodb-buffer-pool-size=1G --innodb-log-file-size=512M \
   --innodb-flush-log-at-trx-commit=2 --innodb-buffer-pool-load-at-startup=OFF \
   --innodb-buffer-pool-dump-at-shutdown=OFF --performance-schema=OFF >"$work/mariadbd.out" 2>&1 &
 server_pid=$!
@@ -146,6 +136,31 @@ echo "harness: mariadbd $version (pid $server_pid) on 127.0.0.1:$port, datadir $
 # symbol of mariadbd): read from the running process, so the advice's arithmetic can be checked.
 relax_multiplier=$(python3 "$here/analyze.py" read-multiplier --pid "$server_pid" --binary "$(command -v mariadbd)" 2>"$work/mult.err") ||
   { cat "$work/mult.err" >&2; relax_multiplier=null; }
+
+# The advised value, from this machine's calibration and the server's multiplier, unless given.
+# A calibration that cannot advise (exit 3: the PAUSE cost is not stable enough to decide) is
+# retried for up to a minute; the harness does not sweep on a guess.
+if [ -z "$advised" ]; then
+  calib=""
+  for c in "${SPINWISE_CALIBRATE:-}" "$root/build/release/tools/spinwise-calibrate"; do
+    [ -n "$c" ] && [ -x "$c" ] && { calib=$c; break; }
+  done
+  [ -n "$calib" ] || die "spinwise-calibrate not built (tools/quickstart.sh builds it; or pass --advised N)"
+  mult_arg=()
+  [ "$relax_multiplier" != null ] && mult_arg=(--mariadb-multiplier "$relax_multiplier")
+  major_minor=$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<<"$version")
+  rc=3
+  for _ in $(seq 1 20); do
+    "$calib" --advise mariadb --engine-version "$major_minor" "${mult_arg[@]}" >"$work/advice.txt" 2>"$work/advice.err" && { rc=0; break; }
+    rc=$?
+    [ $rc -eq 3 ] || break
+    sleep 3
+  done
+  [ $rc -eq 0 ] || { cat "$work/advice.err" >&2; die "spinwise-calibrate --advise mariadb gave no advice (exit $rc); pass --advised N to sweep anyway"; }
+  advised=$(awk -F' = ' '/^innodb_spin_wait_delay = /{print $2}' "$work/advice.txt")
+  uint "$advised" || die "could not read innodb_spin_wait_delay from spinwise-calibrate's advice"
+  echo "harness: spinwise-calibrate advises innodb_spin_wait_delay = $advised (my_cpu_relax_multiplier $relax_multiplier)"
+fi
 
 sb_common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root --mysql-db=sbtest
   --tables="$tables" --table-size="$table_size")
@@ -226,5 +241,6 @@ python3 "$here/analyze.py" summarize --runs "$raw" --out "$out" --advised "$advi
   --version "$version" --relax-multiplier "$relax_multiplier" --started "$started" --load "$load0" \
   --mode "$([ $smoke -eq 1 ] && echo smoke || { [ $probe -eq 1 ] && echo spin-loops-probe || echo sweep; })" ||
   die "summarizing failed"
+[ -f "$work/advice.txt" ] && cp "$work/advice.txt" "$out/advice.txt"
 [ $keep_perf -eq 1 ] && cp "$work"/raw/*.perf.data "$out/" 2>/dev/null
 echo "harness: results in $out"
