@@ -114,13 +114,19 @@ advice_result advise_mysql(engine_advice_input in, const version_number& v) {
                            " ns = " + fmt("%.2f", exact) + " PAUSEs, outside MySQL's 1..100: clamped to " +
                            std::to_string(m) + " (" + ns_or_us(unit_here) +
                            " a unit); innodb_spin_wait_delay makes up the round");
+  } else if (std::fabs(m - exact) < 0.005) {
+    mult.comment.push_back(fmt("%.0f", in.unit_ns) + " ns / " + fmt("%.2f", in.relax_ns) +
+                           " ns = " + fmt("%.2f", exact) + " PAUSEs: exactly " + std::to_string(m));
   } else {
     const unsigned other = m > exact ? m - 1 : m + 1;
-    mult.comment.push_back(
-        fmt("%.0f", in.unit_ns) + " ns / " + fmt("%.2f", in.relax_ns) + " ns = " + fmt("%.2f", exact) +
-        " PAUSEs: " + std::to_string(m) + " gives " + ns_or_us(unit_here) + " (" +
-        pct(unit_here / in.unit_ns) + "), nearer in ratio than " + std::to_string(other) + " (" +
-        pct(other * in.relax_ns / in.unit_ns) + "): rounded " + (m > exact ? "up" : "down"));
+    const bool other_in_range = other >= 1 && other <= kInnodbMaxPauseMultiplier;
+    mult.comment.push_back(fmt("%.0f", in.unit_ns) + " ns / " + fmt("%.2f", in.relax_ns) +
+                           " ns = " + fmt("%.2f", exact) + " PAUSEs: " + std::to_string(m) + " gives " +
+                           ns_or_us(unit_here) + " (" + pct(unit_here / in.unit_ns) + ")" +
+                           (other_in_range ? ", nearer in ratio than " + std::to_string(other) + " (" +
+                                                 pct(other * in.relax_ns / in.unit_ns) + ")"
+                                           : std::string()) +
+                           ": rounded " + (m > exact ? "up" : "down"));
   }
   engine_setting delay{"innodb_spin_wait_delay", d, d0, {}};
   const std::string range = inclusive ? "0..D" : "0..D-1";
@@ -195,6 +201,9 @@ advice_result advise_mariadb(engine_advice_input in, const version_number& v) {
         fmt("%.0f", a.target_round_ns) + " / " + fmt("%.0f", unit_here) + " = " + fmt("%.2f", exact) +
         " units: 1, the least that still pauses (0 would poll), gives " + ns_or_us(a.advised_round_ns) +
         " (" + pct(a.advised_round_ns / a.target_round_ns) + ")");
+  } else if (std::fabs(d - exact) < 0.005) {
+    delay.comment.push_back(fmt("%.0f", a.target_round_ns) + " / " + fmt("%.0f", unit_here) + " = " +
+                            fmt("%.2f", exact) + " units: exactly " + std::to_string(d));
   } else {
     const unsigned alt = d > exact ? d - 1 : d + 1;
     delay.comment.push_back(fmt("%.0f", a.target_round_ns) + " / " + fmt("%.0f", unit_here) + " = " +
@@ -295,18 +304,18 @@ advice_result advise_engine(const engine_advice_input& in) {
               "ones may back off exponentially");
     }
   }
-  if (!(in.relax_ns > 0) || !std::isfinite(in.relax_ns) || !(in.relax_ticks > 0)) {
-    return refuse(advice_status::uncertain, "no PAUSE cost was measured on this machine: no advice");
-  }
   if (!(in.unit_ns > 0)) return refuse(advice_status::usage, "the target delay unit must be positive");
+  if (in.mariadb_multiplier && mysql) {
+    return refuse(advice_status::usage, "--mariadb-multiplier applies to --advise mariadb only");
+  }
   if (in.mariadb_multiplier && *in.mariadb_multiplier != kMariadbFastMultiplier &&
       *in.mariadb_multiplier != kMariadbSlowMultiplier) {
     return refuse(advice_status::usage,
                   "--mariadb-multiplier is 100 or 200 (what my_cpu_init() can pick), not " +
                       std::to_string(*in.mariadb_multiplier));
   }
-  if (in.mariadb_multiplier && mysql) {
-    return refuse(advice_status::usage, "--mariadb-multiplier applies to --advise mariadb only");
+  if (!(in.relax_ns > 0) || !std::isfinite(in.relax_ns) || !(in.relax_ticks > 0)) {
+    return refuse(advice_status::uncertain, "no PAUSE cost was measured on this machine: no advice");
   }
   // The advice at the median cost, and at both ends of the measurement's spread.
   const auto at = [&](double ns, double ticks) {

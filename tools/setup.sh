@@ -25,7 +25,7 @@ packages=(
   spin gcc clang-format
   libtbb-dev libabsl-dev
 )
-[ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf gnuplot-nox)
+[ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox)
 
 missing=()
 for p in "${packages[@]}"; do

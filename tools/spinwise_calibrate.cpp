@@ -11,7 +11,8 @@
 // Exit codes: 0 measured (warnings are printed); 1 the measurement or the output failed;
 // 2 usage error (bad flag or value, unknown CPU or relax kind; with --advise: an engine, version
 // or architecture the advice does not cover); 3 --strict and a measurement was not stable (with
-// --advise: always, and no advice is printed).
+// --advise: the PAUSE measurement is not stable and its spread could change the advice; no advice
+// is printed).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -487,9 +488,11 @@ int run_watch(sw::watch_options wo, const std::string& format, const std::string
 
 // --advise: the engine's lines from a calibration (measured now, or a saved profile). The exit code.
 int print_advice(const sw::calibration_result& r, sw::engine which, const std::string& version,
-                 const CLI::Option* multiplier_opt, unsigned multiplier, const std::string& format) {
+                 const CLI::Option* multiplier_opt, unsigned multiplier, double target_ns,
+                 const std::string& format) {
   sw::engine_advice_input in = sw::advice_input_from(r, which, version);
   if (multiplier_opt->count() > 0) in.mariadb_multiplier = multiplier;
+  if (target_ns > 0) in.unit_ns = target_ns;  // --target-ns, over a saved profile's own
   const sw::advice_result a = sw::advise_engine(in);
   if (a.status != sw::advice_status::ok) {
     std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", a.message.c_str());
@@ -624,12 +627,35 @@ int main(int argc, char** argv) {
         return kExitUsage;
       }
     }
-    if (from_profile_opt->count() == 0 && sw::backend_name() != "x86_64") {
-      // Nothing to measure for: the advice covers PAUSE only (advise_engine says why).
-      sw::engine_advice_input here;
-      here.which = which;
-      here.arch = str(sw::backend_name());
-      std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", sw::advise_engine(here).message.c_str());
+    // Usage errors before anything is measured: the request checked on a placeholder measurement.
+    {
+      sw::engine_advice_input probe;
+      probe.which = which;
+      probe.version = engine_version;
+      probe.arch = from_profile_opt->count() > 0 ? "x86_64" : str(sw::backend_name());
+      probe.relax_ns = 10;
+      probe.relax_ticks = 20;
+      probe.stable = true;
+      if (multiplier_opt->count() > 0) probe.mariadb_multiplier = mariadb_multiplier;
+      if (const sw::advice_result r = sw::advise_engine(probe); r.status == sw::advice_status::usage) {
+        std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", r.message.c_str());
+        return kExitUsage;
+      }
+    }
+    if (from_profile_opt->count() > 0) {
+      for (const CLI::Option* o : {app.get_option("--cpus"), backends_opt, app.get_option("--trials"),
+                                   app.get_option("--quick"), cycles_opt, app.get_option("--output")}) {
+        if (o->count() > 0) {
+          std::fprintf(stderr, "spinwise-calibrate: %s measures; it does not go with --from-profile\n",
+                       o->get_name().c_str());
+          return kExitUsage;
+        }
+      }
+    }
+    if (backends_opt->count() > 0 && backends_arg != "all" &&
+        backends_arg.find("pause") == std::string::npos) {
+      std::fprintf(stderr, "spinwise-calibrate: --advise needs PAUSE measured: --backends %s leaves it out\n",
+                   backends_arg.c_str());
       return kExitUsage;
     }
     if (from_profile_opt->count() > 0) {
@@ -647,7 +673,8 @@ int main(int argc, char** argv) {
                      st.message.c_str());
         return kExitUsage;
       }
-      return print_advice(saved, which, engine_version, multiplier_opt, mariadb_multiplier, format);
+      return print_advice(saved, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns,
+                          format);
     }
     // Only PAUSE enters the engines' spin: measure it alone (other kinds cannot be advised).
     if (backends_opt->count() == 0 && sw::relax_supported(sw::relax_kind::pause)) backends_arg = "pause";
@@ -733,7 +760,8 @@ int main(int argc, char** argv) {
   progress.clear();
 
   if (advising) {
-    const int rc = print_advice(result, which, engine_version, multiplier_opt, mariadb_multiplier, format);
+    const int rc =
+        print_advice(result, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns, format);
     if (rc != kExitOk || output.empty()) return rc;
     if (!sw::write_profile(output, result, &why)) {
       std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());

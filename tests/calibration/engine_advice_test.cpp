@@ -49,6 +49,8 @@ TEST(EngineAdvice, TheTunedOnCpuGetsTheDefaultsBack) {
   EXPECT_EQ(value(my, "innodb_spin_wait_delay"), 6u);
   EXPECT_EQ(value(my, "innodb_sync_spin_loops"), 30u);
   EXPECT_EQ(my.advice.section, "mysqld");
+  EXPECT_NE(all_comments(my).find("PAUSEs: exactly 50"), std::string::npos) << all_comments(my);
+  EXPECT_EQ(all_comments(my).find("rounded"), std::string::npos) << "nothing was rounded";
 
   const sw::advice_result ma = sw::advise_engine(cpu(sw::engine::mariadb, 4.0, 10.0));
   ASSERT_EQ(ma.status, sw::advice_status::ok) << ma.message;
@@ -59,6 +61,7 @@ TEST(EngineAdvice, TheTunedOnCpuGetsTheDefaultsBack) {
   EXPECT_DOUBLE_EQ(ma.advice.advised_round_ns, 800.0);
   EXPECT_EQ(ma.advice.section, "mariadbd");
   EXPECT_TRUE(ma.advice.warnings.empty());
+  EXPECT_NE(all_comments(ma).find("units: exactly 4"), std::string::npos) << all_comments(ma);
 }
 
 TEST(EngineAdvice, SkylakePauseShortensTheUnit) {

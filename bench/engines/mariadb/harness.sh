@@ -61,9 +61,17 @@ while [ $# -gt 0 ]; do
   shift
 done
 uint() { [[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 6 ]; }
-for d in ${delays//,/ }; do uint "$d" && [ "$d" -le 6000 ] || usage "--delays: '$d' is not an integer in 0..6000 (MariaDB 10.11's range)"; done
-[ -z "$advised" ] || [ "$advised" = none ] || { uint "$advised" && [ "$advised" -le 6000 ]; } ||
+[ -n "${delays//,/}" ] || usage "--delays is empty"
+[ -n "${workloads//,/}" ] || usage "--workloads is empty"
+norm=""
+for d in ${delays//,/ }; do
+  uint "$d" && [ "$((10#$d))" -le 6000 ] || usage "--delays: '$d' is not an integer in 0..6000 (MariaDB 10.11's range)"
+  norm+="${norm:+,}$((10#$d))"
+done
+delays=$norm
+[ -z "$advised" ] || [ "$advised" = none ] || { uint "$advised" && [ "$((10#$advised))" -le 6000 ]; } ||
   usage "--advised: '$advised' is not an integer in 0..6000 (or none: no advised value)"
+[ -z "$advised" ] || [ "$advised" = none ] || advised=$((10#$advised))
 uint "$duration" && [ "$duration" -ge 1 ] && [ "$duration" -le 3600 ] || usage "--duration: '$duration' is not 1..3600 seconds"
 uint "$warmup" && [ "$warmup" -le 600 ] || usage "--warmup: '$warmup' is not 0..600 seconds"
 uint "$passes" && [ "$passes" -ge 1 ] && [ "$passes" -le 20 ] || usage "--passes: '$passes' is not 1..20"
@@ -80,11 +88,15 @@ if [ $smoke -eq 1 ]; then
 fi
 
 "$root/tools/setup.sh" engines || die "tools/setup.sh engines failed"
-for tool in mariadbd mariadb-install-db mariadb sysbench perf python3; do
+for tool in mariadbd mariadb-install-db mariadb sysbench perf python3 nm objdump gnuplot; do
   command -v "$tool" >/dev/null || { echo "harness: $tool not found (tools/setup.sh engines installs it)" >&2; exit 4; }
 done
 getent passwd mysql >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin mysql ||
   die "no mysql user, and useradd failed"
+
+# The results' directory first: a sweep of half an hour must not be lost to a bad --out. The runs
+# go to <out>/raw/runs.jsonl as they finish (not committed: summarize writes the committed files).
+mkdir -p "$out/raw" && [ -w "$out" ] || die "cannot write to --out $out"
 
 # ---- the server's life: everything below is undone by cleanup, whatever the way out
 work=$(mktemp -d /tmp/spinwise-mariadb.XXXXXX) || die "mktemp failed"
@@ -92,7 +104,8 @@ chmod 711 "$work"
 server_pid="" perf_pid="" bench_pid=""
 cleanup() {
   local rc=$?
-  trap - EXIT INT TERM
+  trap - EXIT
+  trap '' INT TERM  # a second Ctrl-C must not cut the shutdown short
   # Background jobs of a script ignore SIGINT: TERM them (perf's workload, a sleep, with it).
   [ -n "$perf_pid" ] && { pkill -TERM -P "$perf_pid" 2>/dev/null; kill -TERM "$perf_pid" 2>/dev/null; }
   [ -n "$bench_pid" ] && kill "$bench_pid" 2>/dev/null
@@ -122,7 +135,8 @@ mariadbd --no-defaults --user=mysql --datadir="$work/data" --bind-address=127.0.
   --innodb-flush-log-at-trx-commit=2 --innodb-buffer-pool-load-at-startup=OFF \
   --innodb-buffer-pool-dump-at-shutdown=OFF --performance-schema=OFF >"$work/mariadbd.out" 2>&1 &
 server_pid=$!
-sql() { mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -N -B -e "$1"; }
+# Over our own socket: never another server that might hold the port.
+sql() { mariadb --no-defaults --socket="$work/data/mariadbd.sock" -uroot -N -B -e "$1"; }
 for _ in $(seq 1 300); do
   sql "SELECT 1" >/dev/null 2>&1 && break
   kill -0 "$server_pid" 2>/dev/null || { tail -n 20 "$work/mariadbd.out" "$work/data/error.log" >&2; die "mariadbd exited at start-up"; }
@@ -183,7 +197,7 @@ set_delay() {
   [ "$back" = "$1" ] || die "innodb_spin_wait_delay reads back as '$back' after SET GLOBAL ... = $1"
 }
 
-raw="$work/raw/runs.jsonl"
+raw="$out/raw/runs.jsonl"
 : >"$raw"
 # One measured run: warm-up at the setting, then sysbench for $duration s with perf sampling the
 # whole machine (cpu-clock, a software event: no PMU needed) and /proc read around it.
@@ -195,22 +209,29 @@ run_one() {  # test threads delay pass loops
     sysbench "$test" "${sb_common[@]}" --threads="$threads" --time="$warmup" run >"$work/warmup.log" 2>&1 ||
       { tail -n 20 "$work/warmup.log" >&2; die "sysbench warm-up failed ($tag)"; }
   fi
-  local perf_data="$work/raw/$tag.perf.data" cpu0 cpu1 ctx0 ctx1 t0 t1
+  local perf_data="$work/raw/$tag.perf.data" cpu0 cpu1 t0 t1
   perf record -q -e cpu-clock -F 999 -a -o "$perf_data" -- sleep "$duration" >"$work/perf.log" 2>&1 &
   perf_pid=$!
-  cpu0=$(proc_cpu_ticks) ctx0=$(proc_ctx) t0=$(date +%s.%N)
+  cpu0=$(proc_cpu_ticks) t0=$(date +%s.%N)
   sysbench "$test" "${sb_common[@]}" --threads="$threads" --time="$duration" --percentile=95 run \
     >"$work/raw/$tag.sysbench.txt" 2>&1 &
   bench_pid=$!
+  # Context switches are per thread: counted from 1 s in to 1 s before the end, while every
+  # connection's thread is alive (a thread that has exited takes its counts with it).
+  local c0 c1 ct0 ct1
+  sleep 1
+  c0=$(proc_ctx) ct0=$(date +%s.%N)
+  sleep $((duration > 2 ? duration - 2 : 0))
+  c1=$(proc_ctx) ct1=$(date +%s.%N)
   wait "$bench_pid" || { tail -n 20 "$work/raw/$tag.sysbench.txt" >&2; die "sysbench failed ($tag)"; }
   bench_pid=""
-  t1=$(date +%s.%N) cpu1=$(proc_cpu_ticks) ctx1=$(proc_ctx)
+  t1=$(date +%s.%N) cpu1=$(proc_cpu_ticks)
   wait "$perf_pid" || { cat "$work/perf.log" >&2; die "perf record failed ($tag)"; }
   perf_pid=""
   python3 "$here/analyze.py" run --perf "$perf_data" --sysbench "$work/raw/$tag.sysbench.txt" \
     --server-pid "$server_pid" --binary "$(command -v mariadbd)" --test "$test" --threads "$threads" \
     --delay "$delay" --pass "$pass" --spin-loops "$loops" --wall "$t0" "$t1" --cpu-ticks "$cpu0" "$cpu1" \
-    --clk-tck "$clk_tck" --ncpu "$ncpu" --ctx $ctx0 $ctx1 >>"$raw" || die "analyzing $tag failed"
+    --clk-tck "$clk_tck" --ncpu "$ncpu" --ctx $c0 $c1 --ctx-wall "$ct0" "$ct1" >>"$raw" || die "analyzing $tag failed"
   [ $keep_perf -eq 1 ] || rm -f "$perf_data"
   python3 -c 'import json,sys; r=json.loads(sys.stdin.readlines()[-1]); print("  %-18s %4d thr  delay %4d  loops %2d  pass %d: %9.0f qps  p95 %7.2f ms  server cpu %5.2f  spin %5.1f%%" % (r["test"], r["threads"], r["delay"], r["spin_loops"], r["pass"], r["qps"], r["p95_ms"], r["server_cpus"], 100*r["spin_share"]))' <"$raw"
 }
@@ -234,13 +255,11 @@ else
     done
   done
 fi
-set_delay 4
-
-mkdir -p "$out" || die "cannot make $out"
 python3 "$here/analyze.py" summarize --runs "$raw" --out "$out" --advised "$advised" \
   --version "$version" --relax-multiplier "$relax_multiplier" --started "$started" --load "$load0" \
   --mode "$([ $smoke -eq 1 ] && echo smoke || { [ $probe -eq 1 ] && echo spin-loops-probe || echo sweep; })" ||
   die "summarizing failed"
 [ -f "$work/advice.txt" ] && cp "$work/advice.txt" "$out/advice.txt"
-[ $keep_perf -eq 1 ] && cp "$work"/raw/*.perf.data "$out/" 2>/dev/null
+set_delay 4
+[ $keep_perf -eq 1 ] && cp "$work"/raw/*.perf.data "$out/raw/" 2>/dev/null
 echo "harness: results in $out"
