@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -83,9 +86,9 @@ std::string human_ns(double ns) {
 // The counters the SEMAPHORES lines print, as counts or as times. The text lists any other counter
 // of the table on a line of its own after them, so a counter added to the table is in the text.
 constexpr std::uint64_t lock_stats_totals::*kSemaphoreCounters[] = {
-    &lock_stats_totals::contended,    &lock_stats_totals::rounds,    &lock_stats_totals::parks,
-    &lock_stats_totals::yields,       &lock_stats_totals::relaxes,   &lock_stats_totals::spin_ticks,
-    &lock_stats_totals::acquisitions, &lock_stats_totals::wait_ticks};
+    &lock_stats_totals::contended,  &lock_stats_totals::rounds,       &lock_stats_totals::parks,
+    &lock_stats_totals::yields,     &lock_stats_totals::spin_won,     &lock_stats_totals::relaxes,
+    &lock_stats_totals::spin_ticks, &lock_stats_totals::acquisitions, &lock_stats_totals::wait_ticks};
 
 bool in_semaphore_lines(std::uint64_t lock_stats_totals::*counter) {
   return std::find(std::begin(kSemaphoreCounters), std::end(kSemaphoreCounters), counter) !=
@@ -148,7 +151,10 @@ lock_class_summary summarize(const stats_snapshot& s, const lock_class_stats& c)
   const lock_stats_totals& t = c.totals;
   lock_class_summary m;
   const double ns_per_tick = s.counter_hz ? 1e9 / static_cast<double>(s.counter_hz) : 0.0;
-  if (t.contended) m.spin_rounds_per_wait = static_cast<double>(t.rounds) / static_cast<double>(t.contended);
+  if (t.contended) {
+    m.spin_rounds_per_wait = static_cast<double>(t.rounds) / static_cast<double>(t.contended);
+    m.spin_efficiency = static_cast<double>(t.spin_won) / static_cast<double>(t.contended);
+  }
   if (t.acquisitions)
     m.contended_share = static_cast<double>(t.contended) / static_cast<double>(t.acquisitions);
   m.spin_ns = static_cast<double>(t.spin_ticks) * ns_per_tick;
@@ -176,8 +182,10 @@ std::string format_stats_text(const stats_snapshot& s) {
     const lock_stats_totals& t = c->totals;
     const lock_class_summary m = summarize(s, *c);
     std::snprintf(line, sizeof line,
-                  "%s spin waits %" PRIu64 ", rounds %" PRIu64 ", OS waits %" PRIu64 ", yields %" PRIu64 "\n",
-                  c->name.c_str(), t.contended, t.rounds, t.parks, t.yields);
+                  "%s spin waits %" PRIu64 ", rounds %" PRIu64 ", OS waits %" PRIu64 ", yields %" PRIu64
+                  ", won before an OS wait %" PRIu64 " (%.1f%%)\n",
+                  c->name.c_str(), t.contended, t.rounds, t.parks, t.yields, t.spin_won,
+                  100.0 * m.spin_efficiency);
     out += line;
     std::snprintf(line, sizeof line,
                   "  Spin rounds per wait: %.2f; relaxes %" PRIu64 ", spin time %s (%.1f%% of process CPU)\n",
@@ -225,6 +233,117 @@ std::string format_stats_json(const stats_snapshot& s) {
   doc["classes"] = std::move(classes);
   // A class name is any bytes the engine chose: invalid UTF-8 is replaced (U+FFFD), not thrown.
   return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
+
+// Prometheus label values escape backslash, double quote and newline; HELP text backslash and
+// newline (the text format, version 0.0.4).
+std::string prom_escape(std::string_view v, bool label) {
+  std::string out;
+  out.reserve(v.size());
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' && label) {
+      out += "\\\"";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A double as the format wants it: shortest round-trip digits, +Inf / -Inf / NaN spelled out.
+std::string prom_number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[64];
+  for (int prec = 15; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+struct prom_family {
+  std::string& out;
+  void head(const std::string& name, const std::string& type, std::string_view help) {
+    out += "# HELP " + name + " " + prom_escape(help, false) + "\n# TYPE " + name + " " + type + "\n";
+  }
+  void sample(const std::string& name, const std::string& labels, const std::string& value) {
+    out += name + "{" + labels + "} " + value + "\n";
+  }
+};
+
+}  // namespace
+
+std::string format_stats_prometheus(const stats_snapshot& s) {
+  std::string out;
+  prom_family f{out};
+  const double sec_per_tick = s.counter_hz ? 1.0 / static_cast<double>(s.counter_hz) : 0.0;
+  std::vector<std::string> labels;
+  for (const lock_class_stats& c : s.classes) labels.push_back("class=\"" + prom_escape(c.name, true) + "\"");
+  for (const lock_stats_counter& k : kLockStatsCounters) {
+    if (k.total == &lock_stats_totals::wait_ticks) continue;  // the wait histogram's _sum, below
+    const bool ticks = k.total == &lock_stats_totals::spin_ticks;
+    const std::string key(k.key);
+    const std::string name =
+        "spinwise_lock_" + (ticks ? key.substr(0, key.size() - 6) + "_seconds" : key) + "_total";
+    f.head(name, "counter", std::string(k.help) + (ticks ? " (in seconds)" : ""));
+    for (std::size_t i = 0; i < s.classes.size(); ++i) {
+      const std::uint64_t v = s.classes[i].totals.*k.total;
+      f.sample(name, labels[i],
+               ticks ? prom_number(static_cast<double>(v) * sec_per_tick) : std::to_string(v));
+    }
+  }
+  // The histogram: bucket b holds waits of [2^b, 2^(b+1)) ticks, so its upper bound is 2^(b+1) - 1
+  // ticks. Buckets above the highest non-empty one add nothing and are left out, but for +Inf.
+  f.head("spinwise_lock_wait_seconds", "histogram", "time from the first failed attempt to acquisition");
+  for (std::size_t i = 0; i < s.classes.size(); ++i) {
+    const lock_stats_totals& t = s.classes[i].totals;
+    std::size_t top = 0;
+    for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b) {
+      if (t.histogram[b] != 0) top = b;
+    }
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b <= top; ++b) {
+      cumulative += t.histogram[b];
+      f.sample("spinwise_lock_wait_seconds_bucket",
+               labels[i] + ",le=\"" + prom_number(bucket_upper_ticks(b) * sec_per_tick) + "\"",
+               std::to_string(cumulative));
+    }
+    std::uint64_t count = 0;
+    for (std::uint64_t h : t.histogram) count += h;
+    f.sample("spinwise_lock_wait_seconds_bucket", labels[i] + ",le=\"+Inf\"", std::to_string(count));
+    f.sample("spinwise_lock_wait_seconds_sum", labels[i],
+             prom_number(static_cast<double>(t.wait_ticks) * sec_per_tick));
+    f.sample("spinwise_lock_wait_seconds_count", labels[i], std::to_string(count));
+  }
+  f.head("spinwise_lock_max_wait_seconds", "gauge",
+         "the longest wait (since start or reset, or in the interval)");
+  for (std::size_t i = 0; i < s.classes.size(); ++i) {
+    f.sample("spinwise_lock_max_wait_seconds", labels[i],
+             prom_number(static_cast<double>(s.classes[i].totals.max_wait_ticks) * sec_per_tick));
+  }
+  f.head("spinwise_lock_spin_efficiency", "gauge",
+         "share of contended acquisitions won before any futex wait (0 when none was contended)");
+  for (std::size_t i = 0; i < s.classes.size(); ++i) {
+    f.sample("spinwise_lock_spin_efficiency", labels[i],
+             prom_number(summarize(s, s.classes[i]).spin_efficiency));
+  }
+  out +=
+      "# HELP spinwise_process_cpu_seconds user + system CPU of the process (in the interval, for a diff)\n"
+      "# TYPE spinwise_process_cpu_seconds gauge\nspinwise_process_cpu_seconds " +
+      prom_number(s.process_cpu_seconds) + "\n";
+  out +=
+      "# HELP spinwise_snapshot_wall_seconds steady-clock seconds of the snapshot (for a diff: its "
+      "interval)\n"
+      "# TYPE spinwise_snapshot_wall_seconds gauge\nspinwise_snapshot_wall_seconds " +
+      prom_number(s.wall_seconds) + "\n";
+  return out;
 }
 
 }  // namespace spinwise

@@ -107,6 +107,10 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
   app.add_option("--sample-ms", w.sample_ms, "running-thread sampling period")->capture_default_str();
   app.add_option("--json", o.json_path, "write the run(s) as JSON to this file (- for stdout)");
   app.add_option("--csv", o.csv_path, "write the run(s) as CSV to this file (- for stdout)");
+  app.add_option(
+      "--metrics", o.metrics_path,
+      "write the lock statistics at the end, in the Prometheus text exposition format, to this file "
+      "(- for stdout): every class of the process, cumulative over its runs");
   app.add_option("--png", o.png_path, "sweep: write the plot here (needs gnuplot)");
   app.add_option("--out-dir", o.out_dir,
                  "sweep: directory for sweep-<scenario>.{csv,json,png} not named otherwise");

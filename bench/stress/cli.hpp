@@ -26,6 +26,7 @@ struct cli_options {
   bool sweep = false;
   sweep_options sweep_opts;
   std::string json_path, csv_path, png_path;  // "-" = standard output (json, csv)
+  std::string metrics_path;                   // the lock statistics, Prometheus text format ("-" = stdout)
   std::string out_dir;                        // sweep: where unnamed outputs go
   // Repeats and settings (run_plan.hpp): runs per setting (5 with --compare, else 1), their
   // interleaving, --compare's settings (two or more, lettered A, B, ...; each its own flags parsed

@@ -15,6 +15,7 @@
 #include "cli.hpp"
 #include "report.hpp"
 #include "session.hpp"
+#include "spinwise/runtime/stats_report.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -45,11 +46,11 @@ std::string join_dir(const std::string& dir, const std::string& name) {
 // Where the run's files go: the flags' paths, and for a sweep sweep-<scenario>.* in --out-dir
 // for those not named.
 struct output_paths {
-  std::string json, csv, png;
+  std::string json, csv, png, metrics;
 };
 
 output_paths outputs_of(const cli_options& o) {
-  output_paths p{o.json_path, o.csv_path, o.png_path};
+  output_paths p{o.json_path, o.csv_path, o.png_path, o.metrics_path};
   if (o.sweep) {
     const std::string base = "sweep-" + std::string(to_string(o.workload.sc));
     if (p.json.empty()) p.json = join_dir(o.out_dir, base + ".json");
@@ -67,7 +68,7 @@ std::string unwritable(const output_paths& p, const std::string& out_dir) {
     std::filesystem::create_directories(out_dir, ec);
     if (ec) return "cannot create --out-dir " + out_dir + ": " + ec.message();
   }
-  for (const std::string* f : {&p.json, &p.csv, &p.png}) {
+  for (const std::string* f : {&p.json, &p.csv, &p.png, &p.metrics}) {
     if (f->empty() || *f == "-") continue;
     std::filesystem::path dir = std::filesystem::path(*f).parent_path();
     if (dir.empty()) dir = ".";
@@ -129,7 +130,7 @@ bool accounting_closes(const std::vector<run_result>& runs) {
 }
 
 int run(const cli_options& o) {
-  const bool stdout_taken = o.json_path == "-" || o.csv_path == "-";
+  const bool stdout_taken = o.json_path == "-" || o.csv_path == "-" || o.metrics_path == "-";
   std::ostream& human = stdout_taken ? std::cerr : std::cout;
   const output_paths paths = outputs_of(o);
   session s = plan_session(o);
@@ -149,6 +150,8 @@ int run(const cli_options& o) {
   if (!paths.json.empty()) ok &= write_to(paths.json, session_document(s, extra).dump(2) + "\n");
   if (!paths.csv.empty()) ok &= write_to(paths.csv, session_csv(s));
   if (o.sweep) ok &= plot_sweep(o, s.runs, paths, human);
+  if (!paths.metrics.empty())
+    ok &= write_to(paths.metrics, spinwise::format_stats_prometheus(spinwise::take_stats_snapshot()));
   ok &= accounting_closes(s.runs);
   return ok ? 0 : 1;
 }

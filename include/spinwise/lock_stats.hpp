@@ -58,6 +58,7 @@ namespace spinwise {
 #define SPINWISE_STATS_COUNTERS(X)                                              \
   X(acquisitions, "acquisitions", "acquisitions, contended or not")             \
   X(contended, "contended", "contended acquisitions (InnoDB's \"spin waits\")") \
+  X(spin_won, "spin_won", "contended acquisitions won before any futex wait")   \
   SPINWISE_WAIT_RECORD_COUNTERS(X)
 
 #define SPINWISE_STATS_FIELD_(member, key, help) std::uint64_t member = 0;
@@ -135,6 +136,7 @@ SPINWISE_ALWAYS_INLINE void add_to(std::atomic<std::uint64_t>& c, std::uint64_t 
 template <bool Owned>
 SPINWISE_ALWAYS_INLINE void add_wait(stats_shard& s, const wait_record& w, std::size_t bucket) noexcept {
   add_to<Owned>(s.contended, 1);
+  add_to<Owned>(s.spin_won, w.parks == 0 ? 1 : 0);
 #define SPINWISE_STATS_ADD_WAIT_(member, key, help) add_to<Owned>(s.member, w.member);
   SPINWISE_WAIT_RECORD_COUNTERS(SPINWISE_STATS_ADD_WAIT_)
 #undef SPINWISE_STATS_ADD_WAIT_

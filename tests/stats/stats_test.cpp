@@ -77,6 +77,7 @@ TEST(LockStats, ExactCountsFromAScriptedWorkload) {
   EXPECT_EQ(c->totals.spin_ticks, 7000u);
   EXPECT_EQ(c->totals.yields, 3u);
   EXPECT_EQ(c->totals.parks, 1u);
+  EXPECT_EQ(c->totals.spin_won, 6u) << "six of the seven waits ended before any futex wait";
   EXPECT_EQ(c->totals.wait_ticks, 4096u * 127u);
   EXPECT_EQ(c->totals.max_wait_ticks, 4096u << 6);
   for (std::size_t b = 0; b < sw::kWaitHistogramBuckets; ++b) {
@@ -85,6 +86,7 @@ TEST(LockStats, ExactCountsFromAScriptedWorkload) {
   const sw::lock_class_summary m = sw::summarize(d, *c);
   EXPECT_DOUBLE_EQ(m.spin_rounds_per_wait, 3.0);
   EXPECT_DOUBLE_EQ(m.contended_share, 0.07);
+  EXPECT_DOUBLE_EQ(m.spin_efficiency, 6.0 / 7.0);
 }
 
 // Sharded counters: N threads record concurrently, including threads that exit before the
@@ -201,7 +203,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 // One class's three lines of the text report, read back into numbers.
 struct text_class {
   std::string name;
-  std::uint64_t spin_waits = 0, rounds = 0, os_waits = 0, yields = 0, relaxes = 0, acquisitions = 0;
+  std::uint64_t spin_waits = 0, rounds = 0, os_waits = 0, yields = 0, spin_won = 0, relaxes = 0,
+                acquisitions = 0;
+  double efficiency_percent = -1;
   double rounds_per_wait = -1, spin_ns = -1, cpu_percent = -1, contended_percent = -1;
   double wait_ns = -1, mean_ns = -1, max_ns = -1, p50_ns = -1, p99_ns = -1;
 };
@@ -213,7 +217,8 @@ bool parse_text_class(const std::vector<std::string>& lines, std::size_t at, tex
     return false;
   }
   static const std::regex head(
-      R"((.*) spin waits ([0-9]+), rounds ([0-9]+), OS waits ([0-9]+), yields ([0-9]+))");
+      R"((.*) spin waits ([0-9]+), rounds ([0-9]+), OS waits ([0-9]+), yields ([0-9]+), )"
+      R"(won before an OS wait ([0-9]+) \(([0-9.]+)%\))");
   static const std::regex spin(
       R"(  Spin rounds per wait: ([0-9.]+); relaxes ([0-9]+), spin time (.+) \(([0-9.]+)% of process CPU\))");
   static const std::regex waits(
@@ -229,6 +234,8 @@ bool parse_text_class(const std::vector<std::string>& lines, std::size_t at, tex
   c.rounds = std::stoull(m[3].str());
   c.os_waits = std::stoull(m[4].str());
   c.yields = std::stoull(m[5].str());
+  c.spin_won = std::stoull(m[6].str());
+  c.efficiency_percent = std::stod(m[7].str());
   if (!std::regex_match(lines[at + 1], m, spin)) {
     ADD_FAILURE() << "not a spin line: '" << lines[at + 1] << "'";
     return false;
@@ -353,6 +360,7 @@ TEST(LockStats, TextAndJsonReports) {
   t.spin_ticks = 50'000'000;  // 50 ms: 10% of the 0.5 s of process CPU
   t.yields = 3;
   t.parks = 2;
+  t.spin_won = 6;         // 6 of the 8 waits ended before a futex wait
   t.wait_ticks = 80'000;  // mean 10 us over 8 waits
   t.max_wait_ticks = 30'000;
   t.histogram[13] = 6;  // 8192..16383 ticks: p50 <= 16383 ns
@@ -364,7 +372,7 @@ TEST(LockStats, TextAndJsonReports) {
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(json)) << json;
   EXPECT_EQ(j.at("format"), "spinwise.lock_stats");
-  EXPECT_EQ(j.at("version"), 2);
+  EXPECT_EQ(j.at("version"), 3);
   EXPECT_DOUBLE_EQ(j.at("wall_seconds").get<double>(), 2.5);
   EXPECT_DOUBLE_EQ(j.at("process_cpu_seconds").get<double>(), 0.5);
   EXPECT_EQ(j.at("counter_hz").get<std::uint64_t>(), 1'000'000'000u);
@@ -377,17 +385,19 @@ TEST(LockStats, TextAndJsonReports) {
   EXPECT_EQ(jq.at("wait_ticks"), 0);
   EXPECT_EQ(jb.at("name"), "test.report \"quoted\"");
   const std::pair<const char*, std::uint64_t> counters[] = {
-      {"acquisitions", 200}, {"contended", 8},           {"spin_rounds", 40},
-      {"relaxes", 1200},     {"spin_ticks", 50'000'000}, {"yields", 3},
-      {"os_waits", 2},       {"wait_ticks", 80'000},     {"max_wait_ticks", 30'000}};
+      {"acquisitions", 200},      {"contended", 8}, {"spin_rounds", 40}, {"relaxes", 1200},
+      {"spin_ticks", 50'000'000}, {"yields", 3},    {"os_waits", 2},     {"wait_ticks", 80'000},
+      {"max_wait_ticks", 30'000}, {"spin_won", 6}};
   for (const auto& [key, value] : counters) {
     ASSERT_TRUE(jb.contains(key)) << key;
     EXPECT_EQ(jb[key].get<std::uint64_t>(), value) << key;
   }
   const std::pair<const char*, double> derived[] = {
-      {"spin_rounds_per_wait", 5.0}, {"contended_share", 0.04},       {"spin_ns", 5e7},
-      {"spin_cpu_share", 0.1},       {"wait_ns", 80'000.0},           {"mean_wait_ns", 10'000.0},
-      {"max_wait_ns", 30'000.0},     {"p50_wait_ns_upper", 16'383.0}, {"p99_wait_ns_upper", 32'767.0}};
+      {"spin_rounds_per_wait", 5.0},   {"spin_efficiency", 0.75},
+      {"contended_share", 0.04},       {"spin_ns", 5e7},
+      {"spin_cpu_share", 0.1},         {"wait_ns", 80'000.0},
+      {"mean_wait_ns", 10'000.0},      {"max_wait_ns", 30'000.0},
+      {"p50_wait_ns_upper", 16'383.0}, {"p99_wait_ns_upper", 32'767.0}};
   for (const auto& [key, value] : derived) {
     ASSERT_TRUE(jb.contains(key)) << key;
     EXPECT_DOUBLE_EQ(jb[key].get<double>(), value) << key;
@@ -411,6 +421,8 @@ TEST(LockStats, TextAndJsonReports) {
   EXPECT_EQ(b.rounds, 40u);
   EXPECT_EQ(b.os_waits, 2u);
   EXPECT_EQ(b.yields, 3u);
+  EXPECT_EQ(b.spin_won, 6u);
+  expect_printed(b.efficiency_percent, 75.0, 0.1, "spin efficiency");
   EXPECT_EQ(b.relaxes, 1200u);
   EXPECT_EQ(b.acquisitions, 200u);
   expect_printed(b.rounds_per_wait, 5.0, 0.01, "spin rounds per wait");

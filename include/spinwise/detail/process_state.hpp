@@ -27,7 +27,8 @@
 // a host that only dlopen()s its plugins needs the latter.
 //
 // The layout is part of the ABI: the symbols carry a version, and modules built from spinwise
-// versions with different layouts keep separate states rather than share a misread one.
+// versions with different layouts keep separate states rather than share a misread one. v2: the
+// statistics shards (lock_stats.hpp) gained a counter.
 
 #include <atomic>
 #include <cstddef>
@@ -113,11 +114,11 @@ struct thread_state {
   bool stats_exiting = false;
 };
 
-SPINWISE_PROCESS_WIDE inline process_state shared_process_state_v1;
-SPINWISE_PROCESS_WIDE inline thread_local thread_state shared_thread_state_v1;
+SPINWISE_PROCESS_WIDE inline process_state shared_process_state_v2;
+SPINWISE_PROCESS_WIDE inline thread_local thread_state shared_thread_state_v2;
 
-SPINWISE_ALWAYS_INLINE process_state& process() noexcept { return shared_process_state_v1; }
-SPINWISE_ALWAYS_INLINE thread_state& this_thread_state() noexcept { return shared_thread_state_v1; }
+SPINWISE_ALWAYS_INLINE process_state& process() noexcept { return shared_process_state_v2; }
+SPINWISE_ALWAYS_INLINE thread_state& this_thread_state() noexcept { return shared_thread_state_v2; }
 
 inline bool key_equals(const char* a, std::size_t alen, std::string_view b) noexcept {
   return alen == b.size() && (alen == 0 || std::memcmp(a, b.data(), alen) == 0);

@@ -42,6 +42,8 @@ void reset_stats();
 // Derived figures of one class in a snapshot.
 struct lock_class_summary {
   double spin_rounds_per_wait = 0;  // rounds / contended acquisitions (InnoDB's "Spin rounds per wait")
+  double spin_efficiency = 0;       // spin_won / contended: the contended acquisitions won before
+                                    // any futex wait (does spinning pay on this machine?)
   double contended_share = 0;       // contended / acquisitions
   double spin_ns = 0;               // time in spin delays
   double spin_cpu_share = 0;        // spin time / process CPU time of the snapshot (0..1, can exceed
@@ -58,6 +60,7 @@ struct lock_class_figure {
 };
 inline constexpr lock_class_figure kLockClassFigures[] = {
     {"spin_rounds_per_wait", &lock_class_summary::spin_rounds_per_wait},
+    {"spin_efficiency", &lock_class_summary::spin_efficiency},
     {"contended_share", &lock_class_summary::contended_share},
     {"spin_ns", &lock_class_summary::spin_ns},
     {"spin_cpu_share", &lock_class_summary::spin_cpu_share},
@@ -75,9 +78,19 @@ std::string format_stats_text(const stats_snapshot& s);
 // each counter of kLockStatsCounters under its key, "max_wait_ticks", each figure of
 // kLockClassFigures, "wait_histogram_log2_ticks": [...]}]}. Counters are integers, figures
 // doubles that read back exactly. Version 1 named the format "schema" and printed figures with
-// 6 significant digits.
+// 6 significant digits; version 3 added "spin_won" and "spin_efficiency".
 inline constexpr std::string_view kStatsFormat = "spinwise.lock_stats";
-inline constexpr int kStatsFormatVersion = 2;
+inline constexpr int kStatsFormatVersion = 3;
 std::string format_stats_json(const stats_snapshot& s);
+
+// The same in the Prometheus text exposition format (version 0.0.4), for a /metrics endpoint or
+// node_exporter's textfile collector: one family per counter of kLockStatsCounters, named
+// spinwise_lock_<key>_total (spin ticks as seconds: spinwise_lock_spin_seconds_total; the wait
+// ticks are the histogram's _sum), each with # HELP and # TYPE and one sample per class,
+// labelled class="<name>" (backslash, double quote and newline escaped); the wait histogram as a
+// histogram family spinwise_lock_wait_seconds (cumulative buckets, le in seconds, +Inf, _sum,
+// _count); gauges spinwise_lock_max_wait_seconds and spinwise_lock_spin_efficiency; and the
+// snapshot's process CPU and wall seconds. Counter values are integers, exactly the JSON's.
+std::string format_stats_prometheus(const stats_snapshot& s);
 
 }  // namespace spinwise

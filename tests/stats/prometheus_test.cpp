@@ -1,0 +1,372 @@
+// The Prometheus exposition of the wait statistics (format_stats_prometheus): it parses under the
+// text format's grammar (version 0.0.4; the parser below is written from the format's
+// description, and is itself tested on broken input), its names, types and labels are what the
+// header says, and its numbers are the JSON report's.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "spinwise/lock_stats.hpp"
+#include "spinwise/runtime/stats_report.hpp"
+
+namespace sw = spinwise;
+
+namespace {
+
+struct live_class {
+  static constexpr std::string_view name = "test.prometheus_live";
+};
+
+struct sample {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  double value = 0;
+};
+
+struct family {
+  std::string type, help;
+  std::vector<sample> samples;
+};
+
+struct exposition {
+  std::map<std::string, family> families;
+  std::string error;  // empty when it parsed
+};
+
+bool metric_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_' || s[0] == ':'))
+    return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':')) return false;
+  }
+  return true;
+}
+
+bool label_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+bool parse_value(const std::string& s, double& v) {
+  if (s == "+Inf" || s == "Inf") {
+    v = INFINITY;
+    return true;
+  }
+  if (s == "-Inf") {
+    v = -INFINITY;
+    return true;
+  }
+  if (s == "NaN") {
+    v = NAN;
+    return true;
+  }
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(v);
+}
+
+// The family a sample belongs to: itself, or a histogram's name without _bucket/_sum/_count.
+std::string family_of(const std::string& name, const std::map<std::string, family>& fams) {
+  for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+    const std::string s(suffix);
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
+      const std::string base = name.substr(0, name.size() - s.size());
+      auto it = fams.find(base);
+      if (it != fams.end() && it->second.type == "histogram") return base;
+    }
+  }
+  return name;
+}
+
+// Every line a # HELP, a # TYPE, or a sample `name{label="value",...} value`; a family's TYPE
+// once and before its samples, its lines together; label values with only \\, \" and \n escapes.
+exposition parse(const std::string& text) {
+  exposition e;
+  std::set<std::string> closed;  // families whose lines have ended
+  std::string current;
+  std::size_t pos = 0;
+  int line_no = 0;
+  const auto fail = [&](const std::string& why) {
+    e.error = "line " + std::to_string(line_no) + ": " + why;
+    return e;
+  };
+  const auto enter = [&](const std::string& fam) {
+    if (fam == current) return true;
+    if (closed.count(fam)) return false;
+    if (!current.empty()) closed.insert(current);
+    current = fam;
+    return true;
+  };
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) return fail("the last line does not end with a newline");
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      const bool help = line.rfind("# HELP ", 0) == 0, type = line.rfind("# TYPE ", 0) == 0;
+      if (!help && !type) continue;  // a comment
+      const std::size_t sp = line.find(' ', 7);
+      const std::string name = line.substr(7, sp == std::string::npos ? std::string::npos : sp - 7);
+      const std::string rest = sp == std::string::npos ? "" : line.substr(sp + 1);
+      if (!metric_name(name)) return fail("bad metric name '" + name + "'");
+      if (!enter(name)) return fail(name + ": its lines are not together");
+      family& f = e.families[name];
+      if (type) {
+        if (!f.type.empty()) return fail(name + ": a second TYPE");
+        if (!f.samples.empty()) return fail(name + ": TYPE after samples");
+        if (rest != "counter" && rest != "gauge" && rest != "histogram" && rest != "summary" &&
+            rest != "untyped")
+          return fail(name + ": unknown type '" + rest + "'");
+        f.type = rest;
+      } else {
+        if (!f.help.empty()) return fail(name + ": a second HELP");
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+          if (rest[i] == '\\' && (i + 1 >= rest.size() || (rest[i + 1] != '\\' && rest[i + 1] != 'n')))
+            return fail(name + ": a bad escape in HELP");
+          if (rest[i] == '\\') ++i;
+        }
+        f.help = rest.empty() ? " " : rest;
+      }
+      continue;
+    }
+    sample s;
+    std::size_t i = 0;
+    while (i < line.size() && line[i] != '{' && line[i] != ' ') ++i;
+    s.name = line.substr(0, i);
+    if (!metric_name(s.name)) return fail("bad metric name '" + s.name + "'");
+    if (i < line.size() && line[i] == '{') {
+      ++i;
+      while (i < line.size() && line[i] != '}') {
+        const std::size_t eq = line.find('=', i);
+        if (eq == std::string::npos) return fail("a label without '='");
+        const std::string key = line.substr(i, eq - i);
+        if (!label_name(key)) return fail("bad label name '" + key + "'");
+        if (eq + 1 >= line.size() || line[eq + 1] != '"') return fail("label value not quoted");
+        std::string value;
+        std::size_t j = eq + 2;
+        for (; j < line.size() && line[j] != '"'; ++j) {
+          if (line[j] == '\\') {
+            if (j + 1 >= line.size()) return fail("a label value ends in a backslash");
+            const char c = line[++j];
+            if (c == 'n') {
+              value += '\n';
+            } else if (c == '\\' || c == '"') {
+              value += c;
+            } else {
+              return fail(std::string("a bad escape \\") + c);
+            }
+          } else {
+            value += line[j];
+          }
+        }
+        if (j >= line.size()) return fail("an unterminated label value");
+        if (s.labels.count(key)) return fail("label " + key + " twice");
+        s.labels[key] = value;
+        i = j + 1;
+        if (i < line.size() && line[i] == ',') ++i;
+      }
+      if (i >= line.size()) return fail("labels not closed");
+      ++i;
+    }
+    if (i >= line.size() || line[i] != ' ') return fail("no value");
+    std::string value = line.substr(i + 1);
+    const std::size_t ts = value.find(' ');
+    if (ts != std::string::npos) value = value.substr(0, ts);  // a timestamp may follow
+    if (!parse_value(value, s.value)) return fail("bad value '" + value + "'");
+    const std::string fam = family_of(s.name, e.families);
+    if (!enter(fam)) return fail(fam + ": its lines are not together");
+    family& f = e.families[fam];
+    if (f.type.empty()) return fail(fam + ": a sample before its TYPE");
+    f.samples.push_back(std::move(s));
+  }
+  // Histograms: per label set, cumulative buckets ending at +Inf, which equals _count.
+  for (const auto& [name, f] : e.families) {
+    if (f.type != "histogram") continue;
+    std::map<std::string, std::vector<std::pair<double, double>>> buckets;
+    std::map<std::string, double> counts;
+    for (const sample& s : f.samples) {
+      std::map<std::string, std::string> rest = s.labels;
+      rest.erase("le");
+      const std::string key = nlohmann::json(rest).dump();
+      if (s.name == name + "_bucket") {
+        double le = 0;
+        if (!s.labels.count("le") || !parse_value(s.labels.at("le"), le)) {
+          e.error = name + ": a bucket without a numeric le";
+          return e;
+        }
+        buckets[key].push_back({le, s.value});
+      } else if (s.name == name + "_count") {
+        counts[key] = s.value;
+      }
+    }
+    for (const auto& [key, bs] : buckets) {
+      for (std::size_t k = 1; k < bs.size(); ++k) {
+        if (!(bs[k].first > bs[k - 1].first) || bs[k].second < bs[k - 1].second) {
+          e.error = name + key + ": buckets not increasing or not cumulative";
+          return e;
+        }
+      }
+      if (bs.empty() || !std::isinf(bs.back().first) || !counts.count(key) ||
+          counts[key] != bs.back().second) {
+        e.error = name + key + ": no +Inf bucket equal to _count";
+        return e;
+      }
+    }
+  }
+  return e;
+}
+
+double value_of(const exposition& e, const std::string& fam, const std::string& name,
+                const std::string& cls) {
+  const auto it = e.families.find(fam);
+  if (it == e.families.end()) {
+    ADD_FAILURE() << "no family " << fam;
+    return NAN;
+  }
+  for (const sample& s : it->second.samples) {
+    if (s.name == name && s.labels.count("class") && s.labels.at("class") == cls && !s.labels.count("le"))
+      return s.value;
+  }
+  ADD_FAILURE() << "no sample " << name << " for class " << cls;
+  return NAN;
+}
+
+// A snapshot whose every figure is known, the counter at 1 GHz (a tick is a ns).
+sw::stats_snapshot scripted() {
+  sw::stats_snapshot s;
+  s.wall_seconds = 2.5;
+  s.process_cpu_seconds = 0.5;
+  s.counter_hz = 1'000'000'000;
+  sw::lock_class_stats quiet;
+  quiet.name = "test.quiet";
+  quiet.totals.acquisitions = 10;
+  sw::lock_class_stats busy;
+  busy.name = "buf_pool \"page\" \\ latch\nsecond line";  // every character the format escapes
+  sw::lock_stats_totals& t = busy.totals;
+  t.acquisitions = 200;
+  t.contended = 8;
+  t.spin_won = 6;
+  t.rounds = 40;
+  t.relaxes = 1200;
+  t.spin_ticks = 50'000'000;
+  t.yields = 3;
+  t.parks = 2;
+  t.wait_ticks = 80'000;
+  t.max_wait_ticks = 30'000;
+  t.histogram[13] = 6;
+  t.histogram[14] = 2;
+  s.classes = {quiet, busy};
+  return s;
+}
+
+}  // namespace
+
+TEST(PrometheusExposition, ParsesAndEqualsTheJson) {
+  const sw::stats_snapshot s = scripted();
+  const std::string text = sw::format_stats_prometheus(s);
+  const exposition e = parse(text);
+  ASSERT_TRUE(e.error.empty()) << e.error << "\n" << text;
+  const nlohmann::json j = nlohmann::json::parse(sw::format_stats_json(s));
+  ASSERT_EQ(j.at("classes").size(), 2u);
+  for (const nlohmann::json& c : j.at("classes")) {
+    const std::string cls = c.at("name");
+    for (const sw::lock_stats_counter& k : sw::kLockStatsCounters) {
+      const std::string key(k.key);
+      if (key == "wait_ticks") {  // the histogram's _sum, in seconds
+        EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_wait_seconds", "spinwise_lock_wait_seconds_sum", cls),
+                         c.at(key).get<double>() / 1e9);
+        continue;
+      }
+      if (key == "spin_ticks") {
+        EXPECT_DOUBLE_EQ(
+            value_of(e, "spinwise_lock_spin_seconds_total", "spinwise_lock_spin_seconds_total", cls),
+            c.at(key).get<double>() / 1e9);
+        continue;
+      }
+      const std::string name = "spinwise_lock_" + key + "_total";
+      ASSERT_EQ(e.families.count(name), 1u) << name;
+      EXPECT_EQ(e.families.at(name).type, "counter") << name;
+      EXPECT_FALSE(e.families.at(name).help.empty()) << name;
+      EXPECT_EQ(value_of(e, name, name, cls), c.at(key).get<double>()) << name << " " << cls;
+    }
+    EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_max_wait_seconds", "spinwise_lock_max_wait_seconds", cls),
+                     c.at("max_wait_ticks").get<double>() / 1e9);
+    EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_spin_efficiency", "spinwise_lock_spin_efficiency", cls),
+                     c.at("spin_efficiency").get<double>());
+    // _count: every wait of the histogram.
+    double count = 0;
+    for (const nlohmann::json& h : c.at("wait_histogram_log2_ticks")) count += h.get<double>();
+    EXPECT_EQ(value_of(e, "spinwise_lock_wait_seconds", "spinwise_lock_wait_seconds_count", cls), count);
+  }
+  EXPECT_DOUBLE_EQ(
+      value_of(e, "spinwise_lock_spin_efficiency", "spinwise_lock_spin_efficiency", s.classes[1].name), 0.75);
+  EXPECT_EQ(e.families.at("spinwise_lock_wait_seconds").type, "histogram");
+  // The busy class's buckets: 6 waits up to 16383 ns, 8 up to 32767 ns, 8 in all.
+  std::vector<std::pair<std::string, double>> busy_buckets;
+  for (const sample& b : e.families.at("spinwise_lock_wait_seconds").samples) {
+    if (b.name == "spinwise_lock_wait_seconds_bucket" && b.labels.at("class") == s.classes[1].name)
+      busy_buckets.emplace_back(b.labels.at("le"), b.value);
+  }
+  ASSERT_EQ(busy_buckets.size(), 16u) << "buckets 0..14 and +Inf";
+  EXPECT_DOUBLE_EQ(std::strtod(busy_buckets[13].first.c_str(), nullptr), 16383e-9);
+  EXPECT_EQ(busy_buckets[12].second, 0);
+  EXPECT_EQ(busy_buckets[13].second, 6);
+  EXPECT_EQ(busy_buckets[14].second, 8);
+  EXPECT_EQ(busy_buckets[15].first, "+Inf");
+  EXPECT_EQ(busy_buckets[15].second, 8);
+  // The class name came back through the escapes unchanged.
+  EXPECT_NE(text.find("class=\"buf_pool \\\"page\\\" \\\\ latch\\nsecond line\""), std::string::npos) << text;
+}
+
+TEST(PrometheusExposition, ParserRejectsWhatTheFormatForbids) {
+  const std::string ok = "# HELP a_total x\n# TYPE a_total counter\na_total{class=\"c\"} 1\n";
+  ASSERT_TRUE(parse(ok).error.empty()) << parse(ok).error;
+  const char* broken[] = {
+      "a_total{class=\"c\"} 1\n",                                                        // no TYPE first
+      "# TYPE a_total counter\n# TYPE a_total counter\na_total 1\n",                     // TYPE twice
+      "# TYPE a_total counter\na_total{class=\"c\"\"} 1\n",                              // unescaped quote
+      "# TYPE a_total counter\na_total{class=\"c\\t\"} 1\n",                             // bad escape
+      "# TYPE a_total counter\na_total{class=\"c\"} one\n",                              // bad value
+      "# TYPE a_total counter\na_total{1class=\"c\"} 1\n",                               // bad label name
+      "# TYPE a_total counter\na_total 1",                                               // no final newline
+      "# TYPE a counter\na 1\n# TYPE b counter\nb 1\na 2\n",                             // a family split
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\n",  // not cumulative
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\n",                           // no +Inf bucket
+  };
+  for (const char* b : broken) EXPECT_FALSE(parse(b).error.empty()) << "accepted:\n" << b;
+}
+
+TEST(PrometheusExposition, LiveClassesParse) {
+  using S = sw::class_stats<live_class>;
+  for (int i = 0; i < 5; ++i) S::on_acquire();
+  for (int i = 0; i < 4; ++i) {
+    sw::wait_record w;
+    w.rounds = 2;
+    w.parks = i == 0 ? 1 : 0;
+    w.wait_ticks = 1000;
+    S::on_contended(w);
+  }
+  const sw::stats_snapshot s = sw::take_stats_snapshot();
+  const exposition e = parse(sw::format_stats_prometheus(s));
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  const std::string cls(live_class::name);
+  EXPECT_EQ(value_of(e, "spinwise_lock_acquisitions_total", "spinwise_lock_acquisitions_total", cls), 5.0);
+  EXPECT_EQ(value_of(e, "spinwise_lock_contended_total", "spinwise_lock_contended_total", cls), 4.0);
+  EXPECT_EQ(value_of(e, "spinwise_lock_spin_won_total", "spinwise_lock_spin_won_total", cls), 3.0);
+  EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_spin_efficiency", "spinwise_lock_spin_efficiency", cls), 0.75);
+  ASSERT_EQ(e.families.count("spinwise_process_cpu_seconds"), 1u);
+}
