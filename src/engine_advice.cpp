@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibration_internal.hpp"
+#include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise {
 
@@ -151,14 +152,13 @@ advice_result advise_mysql(engine_advice_input in, const version_number& v) {
   return out;
 }
 
-advice_result advise_mariadb(engine_advice_input in, const version_number& v) {
+advice_result advise_mariadb(engine_advice_input in) {
   advice_result out;
   engine_advice& a = out.advice;
   a.which = engine::mariadb;
   a.section = "mariadbd";
   a.engine_name = in.version.empty() ? std::string("MariaDB 10.11 (assumed; --engine-version says which)")
                                      : "MariaDB " + in.version;
-  (void)v;
   a.relax_ns = in.relax_ns;
   a.relax_ticks = in.relax_ticks;
   a.unit_ns = in.unit_ns;
@@ -257,63 +257,74 @@ unsigned nearest_in_ratio(double target, double per, unsigned lo, unsigned hi) {
   return nearest_by(target, lo, hi, [per](unsigned k) { return k * per; });
 }
 
-advice_result advise_engine(const engine_advice_input& in) {
+namespace {
+
+// "" when the request is one the advice covers (the engine's version, this architecture, the
+// options), with its version in `v`; else why not. Needs no measurement.
+std::string request_error(const engine_advice_input& in, version_number& v) {
   if (in.arch != "x86_64") {
-    return refuse(advice_status::usage,
-                  "the advice covers x86-64 (PAUSE); on " +
-                      (in.arch.empty() ? std::string("this machine") : in.arch) +
-                      " the relax instruction and timing the engines use are not derived here");
+    return "the advice covers x86-64 (PAUSE); on " +
+           (in.arch.empty() ? std::string("this machine") : in.arch) +
+           " the relax instruction and timing the engines use are not derived here";
   }
-  version_number v;
   const bool mysql = in.which == engine::mysql;
   if (in.version.empty()) {
     v = mysql ? version_number{8, 0, 30} : version_number{10, 11, -1};
   } else if (!parse_version(in.version, v)) {
-    return refuse(advice_status::usage, "--engine-version '" + in.version + "' is not a version such as " +
-                                            (mysql ? "8.0.36 or 8.4" : "10.11 or 10.11.6"));
+    return "--engine-version '" + in.version + "' is not a version such as " +
+           (mysql ? "8.0.36 or 8.4" : "10.11 or 10.11.6");
   }
   if (mysql) {
     const bool before_16 = v.major < 8 || (v.major == 8 && v.minor == 0 && v.patch >= 0 && v.patch < 16);
     if (before_16) {
-      return refuse(advice_status::usage,
-                    "MySQL " + in.version +
-                        " is not covered: innodb_spin_wait_pause_multiplier exists from 8.0.16 (before it, "
-                        "ut_delay hard-codes 50 PAUSEs per unit)");
+      return "MySQL " + in.version +
+             " is not covered: innodb_spin_wait_pause_multiplier exists from 8.0.16 (before it, "
+             "ut_delay hard-codes 50 PAUSEs per unit)";
     }
     if (v.major == 8 && v.minor == 0 && v.patch < 0) {
-      return refuse(advice_status::usage,
-                    "MySQL 8.0 needs its patch release (8.0.16-8.0.28 and 8.0.30+ randomize "
-                    "the round differently): e.g. --engine-version 8.0.36");
+      return "MySQL 8.0 needs its patch release (8.0.16-8.0.28 and 8.0.30+ randomize "
+             "the round differently): e.g. --engine-version 8.0.36";
     }
     if (v.major == 8 && v.minor == 0 && v.patch == 29) {
-      return refuse(advice_status::usage,
-                    "MySQL 8.0.29 (withdrawn) is not covered: which random rule it has is "
-                    "not derived");
+      return "MySQL 8.0.29 (withdrawn) is not covered: which random rule it has is "
+             "not derived";
     }
     if (v.major > 8 || (v.major == 8 && v.minor > 4)) {
-      return refuse(advice_status::usage, "MySQL " + in.version + " is not covered (8.0.16 through 8.4 are)");
+      return "MySQL " + in.version + " is not covered (8.0.16 through 8.4 are)";
     }
   } else {
     const bool covered = v.major == 10 && (v.minor == 6 || v.minor == 11);
     if (!covered) {
-      return refuse(
-          advice_status::usage,
-          "MariaDB " + in.version +
-              " is not covered: the advice derives 10.6 and 10.11's srw_lock spin (my_cpu_relax_multiplier / "
-              "4 x innodb_spin_wait_delay PAUSEs a round); earlier releases spin in rw_lock_t, later "
-              "ones may back off exponentially");
+      return "MariaDB " + in.version +
+             " is not covered: the advice derives 10.6 and 10.11's srw_lock spin (my_cpu_relax_multiplier / "
+             "4 x innodb_spin_wait_delay PAUSEs a round); earlier releases spin in rw_lock_t, later "
+             "ones may back off exponentially";
     }
   }
-  if (!(in.unit_ns > 0)) return refuse(advice_status::usage, "the target delay unit must be positive");
+  if (!(in.unit_ns > 0)) return "the target delay unit must be positive";
   if (in.mariadb_multiplier && mysql) {
-    return refuse(advice_status::usage, "--mariadb-multiplier applies to --advise mariadb only");
+    return "--mariadb-multiplier applies to --advise mariadb only";
   }
   if (in.mariadb_multiplier && *in.mariadb_multiplier != kMariadbFastMultiplier &&
       *in.mariadb_multiplier != kMariadbSlowMultiplier) {
-    return refuse(advice_status::usage,
-                  "--mariadb-multiplier is 100 or 200 (what my_cpu_init() can pick), not " +
-                      std::to_string(*in.mariadb_multiplier));
+    return "--mariadb-multiplier is 100 or 200 (what my_cpu_init() can pick), not " +
+           std::to_string(*in.mariadb_multiplier);
   }
+  return "";
+}
+
+}  // namespace
+
+std::string advice_request_error(const engine_advice_input& in) {
+  version_number v;
+  return request_error(in, v);
+}
+
+advice_result advise_engine(const engine_advice_input& in) {
+  version_number v;
+  if (std::string why = request_error(in, v); !why.empty())
+    return refuse(advice_status::usage, std::move(why));
+  const bool mysql = in.which == engine::mysql;
   if (!(in.relax_ns > 0) || !std::isfinite(in.relax_ns) || !(in.relax_ticks > 0)) {
     return refuse(advice_status::uncertain, "no PAUSE cost was measured on this machine: no advice");
   }
@@ -322,7 +333,7 @@ advice_result advise_engine(const engine_advice_input& in) {
     engine_advice_input x = in;
     x.relax_ns = ns;
     x.relax_ticks = ticks;
-    return mysql ? advise_mysql(x, v) : advise_mariadb(x, v);
+    return mysql ? advise_mysql(x, v) : advise_mariadb(x);
   };
   advice_result mid = at(in.relax_ns, in.relax_ticks);
   mid.advice.relax_ns_lo = in.relax_ns_lo;
@@ -395,14 +406,8 @@ engine_advice_input advice_input_from(const calibration_result& r, engine which,
     }
   }
   if (!ns.empty()) {
-    std::sort(ns.begin(), ns.end());
-    std::sort(ticks.begin(), ticks.end());
-    const auto med = [](const std::vector<double>& x) {
-      const std::size_t n = x.size();
-      return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-    };
-    in.relax_ns = med(ns);
-    in.relax_ticks = med(ticks);
+    in.relax_ns = runtime::median(ns);
+    in.relax_ticks = runtime::median(ticks);
   }
   in.stable = !ns.empty() && unstable.empty();
   if (!unstable.empty()) in.unstable_why = "PAUSE not stable on cpus " + format_cpu_list(unstable);

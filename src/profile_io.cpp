@@ -55,7 +55,10 @@ bool write_profile(const std::string& path, const calibration_result& r, std::st
   return true;
 }
 
-profile_status load_profile(const std::string& path, const profile_load_options& opt) {
+namespace {
+
+// The file's text (bounded, regular files only), or why not.
+profile_status read_profile_text(const std::string& path, std::string& text) {
   detail::small_file f;
   try {
     f = detail::read_small_file(path, kMaxProfileBytes);
@@ -81,7 +84,23 @@ profile_status load_profile(const std::string& path, const profile_load_options&
                                                           std::to_string(kMaxProfileBytes >> 20) + " MiB" +
                                                           kProfileUnchanged);
   }
-  const std::string& text = f.text;
+  text = std::move(f.text);
+  return {};
+}
+
+}  // namespace
+
+profile_status read_profile(const std::string& path, calibration_result& out) {
+  std::string text;
+  if (profile_status st = read_profile_text(path, text); !st) return st;
+  profile_status st = parse_profile(text, out);
+  if (!st) st.message = path + ": " + st.message;
+  return st;
+}
+
+profile_status load_profile(const std::string& path, const profile_load_options& opt) {
+  std::string text;
+  if (profile_status st = read_profile_text(path, text); !st) return st;
   profile_status st = load_profile_text(text, opt);
   if (!st) st.message = path + ": " + st.message;
   return st;

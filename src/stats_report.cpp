@@ -7,8 +7,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -256,16 +254,12 @@ std::string prom_escape(std::string_view v, bool label) {
   return out;
 }
 
-// A double as the format wants it: shortest round-trip digits, +Inf / -Inf / NaN spelled out.
+// A double as the format wants it: the JSON report's shortest round-trip digits, and +Inf / -Inf /
+// NaN spelled out (JSON has none).
 std::string prom_number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char buf[64];
-  for (int prec = 15; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  return nlohmann::json(v).dump();
 }
 
 struct prom_family {
@@ -287,11 +281,10 @@ std::string format_stats_prometheus(const stats_snapshot& s) {
   std::vector<std::string> labels;
   for (const lock_class_stats& c : s.classes) labels.push_back("class=\"" + prom_escape(c.name, true) + "\"");
   for (const lock_stats_counter& k : kLockStatsCounters) {
-    if (k.total == &lock_stats_totals::wait_ticks) continue;  // the wait histogram's _sum, below
-    const bool ticks = k.total == &lock_stats_totals::spin_ticks;
-    const std::string key(k.key);
-    const std::string name =
-        "spinwise_lock_" + (ticks ? key.substr(0, key.size() - 6) + "_seconds" : key) + "_total";
+    if (k.total == &lock_stats_totals::wait_ticks) continue;       // the wait histogram's _sum, below
+    const bool ticks = k.total == &lock_stats_totals::spin_ticks;  // exposed in seconds
+    const std::string name = ticks ? std::string("spinwise_lock_spin_seconds_total")
+                                   : "spinwise_lock_" + std::string(k.key) + "_total";
     f.head(name, "counter", std::string(k.help) + (ticks ? " (in seconds)" : ""));
     for (std::size_t i = 0; i < s.classes.size(); ++i) {
       const std::uint64_t v = s.classes[i].totals.*k.total;

@@ -627,20 +627,26 @@ int main(int argc, char** argv) {
         return kExitUsage;
       }
     }
-    // Usage errors before anything is measured: the request checked on a placeholder measurement.
+    // Usage errors before anything is measured.
     {
-      sw::engine_advice_input probe;
-      probe.which = which;
-      probe.version = engine_version;
-      probe.arch = from_profile_opt->count() > 0 ? "x86_64" : str(sw::backend_name());
-      probe.relax_ns = 10;
-      probe.relax_ticks = 20;
-      probe.stable = true;
-      if (multiplier_opt->count() > 0) probe.mariadb_multiplier = mariadb_multiplier;
-      if (const sw::advice_result r = sw::advise_engine(probe); r.status == sw::advice_status::usage) {
-        std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", r.message.c_str());
+      sw::engine_advice_input request;
+      request.which = which;
+      request.version = engine_version;
+      request.arch =
+          from_profile_opt->count() > 0 ? "x86_64" : str(sw::backend_name());  // a profile's: later
+      if (multiplier_opt->count() > 0) request.mariadb_multiplier = mariadb_multiplier;
+      if (const std::string why = sw::advice_request_error(request); !why.empty()) {
+        std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", why.c_str());
         return kExitUsage;
       }
+    }
+    std::vector<sw::relax_kind> asked;
+    std::string bad;
+    if (backends_opt->count() > 0 && parse_backends(backends_arg, asked, bad) && !asked.empty() &&
+        std::find(asked.begin(), asked.end(), sw::relax_kind::pause) == asked.end()) {
+      std::fprintf(stderr, "spinwise-calibrate: --advise needs PAUSE measured: --backends %s leaves it out\n",
+                   backends_arg.c_str());
+      return kExitUsage;
     }
     if (from_profile_opt->count() > 0) {
       for (const CLI::Option* o : {app.get_option("--cpus"), backends_opt, app.get_option("--trials"),
@@ -651,26 +657,9 @@ int main(int argc, char** argv) {
           return kExitUsage;
         }
       }
-    }
-    if (backends_opt->count() > 0 && backends_arg != "all" &&
-        backends_arg.find("pause") == std::string::npos) {
-      std::fprintf(stderr, "spinwise-calibrate: --advise needs PAUSE measured: --backends %s leaves it out\n",
-                   backends_arg.c_str());
-      return kExitUsage;
-    }
-    if (from_profile_opt->count() > 0) {
       sw::calibration_result saved;
-      std::string text;
-      std::ifstream f(from_profile);
-      if (!f) {
-        std::fprintf(stderr, "spinwise-calibrate: --from-profile %s: cannot read it: %s\n",
-                     from_profile.c_str(), std::strerror(errno));
-        return kExitUsage;
-      }
-      text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-      if (const sw::profile_status st = sw::parse_profile(text, saved); !st) {
-        std::fprintf(stderr, "spinwise-calibrate: --from-profile %s: %s\n", from_profile.c_str(),
-                     st.message.c_str());
+      if (const sw::profile_status st = sw::read_profile(from_profile, saved); !st) {
+        std::fprintf(stderr, "spinwise-calibrate: --from-profile: %s\n", st.message.c_str());
         return kExitUsage;
       }
       return print_advice(saved, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns,

@@ -88,6 +88,10 @@ struct advice_result {
 bool parse_engine(const std::string& name, engine& out);
 // The advice from the inputs (pure: no measurement).
 advice_result advise_engine(const engine_advice_input& in);
+// "" when advise_engine would take the request (engine version, architecture, unit, multiplier;
+// the measurement fields are not looked at), else the usage error it would give: to refuse a bad
+// request before anything is measured.
+std::string advice_request_error(const engine_advice_input& in);
 // The input from a calibration: PAUSE over every measured CPU.
 engine_advice_input advice_input_from(const calibration_result& r, engine which, const std::string& version);
 // The snippet: "[section]" and "name = value" lines, each followed by its "# ..." comment lines.

@@ -93,6 +93,8 @@ bool write_profile(const std::string& path, const calibration_result& r, std::st
 
 // Parses and validates a document (no machine check, nothing applied).
 profile_status parse_profile(std::string_view text, calibration_result& out);
+// Reads a profile file (at most kMaxProfileBytes, a regular file) and parses it: nothing applied.
+profile_status read_profile(const std::string& path, calibration_result& out);
 
 // Applies a parsed profile to this process: the active relax kind's per-CPU costs (CPUs the
 // profile did not measure get the median of their core kind, others the median of all) and the
