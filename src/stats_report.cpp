@@ -24,7 +24,11 @@ std::map<std::string, lock_stats_totals> g_baseline;  // guarded by g_baseline_m
 // a = op(a, b) for every counter of the table and every histogram bucket.
 template <class Op>
 void combine(lock_stats_totals& a, const lock_stats_totals& b, Op op) {
-  for (const lock_stats_counter& c : kLockStatsCounters) a.*c.total = op(a.*c.total, b.*c.total);
+  for (const lock_stats_counter& c : kLockStatsCounters) {
+    a.*c.total = op(a.*c.total, b.*c.total);
+    for (std::size_t m = 0; m < kLockModes; ++m)
+      a.modes[m].*c.total = op(a.modes[m].*c.total, b.modes[m].*c.total);
+  }
   for (std::size_t i = 0; i < kWaitHistogramBuckets; ++i) a.histogram[i] = op(a.histogram[i], b.histogram[i]);
 }
 
@@ -83,17 +87,30 @@ std::string human_ns(double ns) {
 
 // The counters the SEMAPHORES lines print, as counts or as times. The text lists any other counter
 // of the table on a line of its own after them, so a counter added to the table is in the text.
-constexpr std::uint64_t lock_stats_totals::*kSemaphoreCounters[] = {
-    &lock_stats_totals::contended,  &lock_stats_totals::rounds,       &lock_stats_totals::parks,
-    &lock_stats_totals::yields,     &lock_stats_totals::spin_won,     &lock_stats_totals::relaxes,
-    &lock_stats_totals::spin_ticks, &lock_stats_totals::acquisitions, &lock_stats_totals::wait_ticks};
+constexpr std::uint64_t lock_stats_counts::*kSemaphoreCounters[] = {
+    &lock_stats_counts::contended,  &lock_stats_counts::rounds,       &lock_stats_counts::parks,
+    &lock_stats_counts::yields,     &lock_stats_counts::spin_won,     &lock_stats_counts::relaxes,
+    &lock_stats_counts::spin_ticks, &lock_stats_counts::acquisitions, &lock_stats_counts::wait_ticks};
 
-bool in_semaphore_lines(std::uint64_t lock_stats_totals::*counter) {
+bool in_semaphore_lines(std::uint64_t lock_stats_counts::*counter) {
   return std::find(std::begin(kSemaphoreCounters), std::end(kSemaphoreCounters), counter) !=
          std::end(kSemaphoreCounters);
 }
 
+double tick_ns(const stats_snapshot& s) {
+  return s.counter_hz ? 1e9 / static_cast<double>(s.counter_hz) : 0.0;
+}
+
 }  // namespace
+
+bool mode_reported(const lock_stats_totals& t, lock_mode m) {
+  if (m == lock_mode::x) return true;
+  const lock_stats_counts& c = t.mode(m);
+  for (const lock_stats_counter& k : kLockStatsCounters) {
+    if (c.*k.total != 0) return true;
+  }
+  return false;
+}
 
 stats_snapshot take_stats_snapshot() {
   stats_snapshot s;
@@ -148,7 +165,7 @@ void reset_stats() {
 lock_class_summary summarize(const stats_snapshot& s, const lock_class_stats& c) {
   const lock_stats_totals& t = c.totals;
   lock_class_summary m;
-  const double ns_per_tick = s.counter_hz ? 1e9 / static_cast<double>(s.counter_hz) : 0.0;
+  const double ns_per_tick = tick_ns(s);
   if (t.contended) {
     m.spin_rounds_per_wait = static_cast<double>(t.rounds) / static_cast<double>(t.contended);
     m.spin_efficiency = static_cast<double>(t.spin_won) / static_cast<double>(t.contended);
@@ -204,6 +221,20 @@ std::string format_stats_text(const stats_snapshot& s) {
                 std::to_string(t.*k.total);
     }
     if (!others.empty()) out += others + "\n";
+    // The shared locks' modes, InnoDB's RW-shared / RW-sx / RW-excl lines.
+    if (!mode_reported(t, lock_mode::s) && !mode_reported(t, lock_mode::sx)) continue;
+    for (lock_mode md : {lock_mode::s, lock_mode::sx, lock_mode::x}) {
+      if (!mode_reported(t, md)) continue;
+      const lock_stats_counts& k = t.mode(md);
+      const double wait_ns = static_cast<double>(k.wait_ticks) * tick_ns(s);
+      std::snprintf(line, sizeof line,
+                    "  %s spin waits %" PRIu64 ", rounds %" PRIu64 ", OS waits %" PRIu64
+                    "; acquisitions %" PRIu64 ", wait total %s, spin time %s\n",
+                    std::string(lock_mode_innodb_name(md)).c_str(), k.contended, k.rounds, k.parks,
+                    k.acquisitions, human_ns(wait_ns).c_str(),
+                    human_ns(static_cast<double>(k.spin_ticks) * tick_ns(s)).c_str());
+      out += line;
+    }
   }
   return out;
 }
@@ -223,6 +254,14 @@ std::string format_stats_json(const stats_snapshot& s) {
     json j;
     j["name"] = c.name;
     for (const lock_stats_counter& k : kLockStatsCounters) j[std::string(k.key)] = t.*k.total;
+    json modes = json::object();
+    for (lock_mode md : {lock_mode::x, lock_mode::s, lock_mode::sx}) {
+      if (!mode_reported(t, md)) continue;
+      json mj;
+      for (const lock_stats_counter& k : kLockStatsCounters) mj[std::string(k.key)] = t.mode(md).*k.total;
+      modes[std::string(lock_mode_key(md))] = std::move(mj);
+    }
+    j["modes"] = std::move(modes);
     j["max_wait_ticks"] = t.max_wait_ticks;
     for (const lock_class_figure& f : kLockClassFigures) j[std::string(f.key)] = m.*f.value;
     j["wait_histogram_log2_ticks"] = t.histogram;
@@ -281,15 +320,19 @@ std::string format_stats_prometheus(const stats_snapshot& s) {
   std::vector<std::string> labels;
   for (const lock_class_stats& c : s.classes) labels.push_back("class=\"" + prom_escape(c.name, true) + "\"");
   for (const lock_stats_counter& k : kLockStatsCounters) {
-    if (k.total == &lock_stats_totals::wait_ticks) continue;       // the wait histogram's _sum, below
-    const bool ticks = k.total == &lock_stats_totals::spin_ticks;  // exposed in seconds
+    if (k.total == &lock_stats_counts::wait_ticks) continue;       // the wait histogram's _sum, below
+    const bool ticks = k.total == &lock_stats_counts::spin_ticks;  // exposed in seconds
     const std::string name = ticks ? std::string("spinwise_lock_spin_seconds_total")
                                    : "spinwise_lock_" + std::string(k.key) + "_total";
     f.head(name, "counter", std::string(k.help) + (ticks ? " (in seconds)" : ""));
     for (std::size_t i = 0; i < s.classes.size(); ++i) {
-      const std::uint64_t v = s.classes[i].totals.*k.total;
-      f.sample(name, labels[i],
-               ticks ? prom_number(static_cast<double>(v) * sec_per_tick) : std::to_string(v));
+      const lock_stats_totals& t = s.classes[i].totals;
+      for (lock_mode md : {lock_mode::x, lock_mode::s, lock_mode::sx}) {
+        if (!mode_reported(t, md)) continue;
+        const std::uint64_t v = t.mode(md).*k.total;
+        f.sample(name, labels[i] + ",mode=\"" + std::string(lock_mode_key(md)) + "\"",
+                 ticks ? prom_number(static_cast<double>(v) * sec_per_tick) : std::to_string(v));
+      }
     }
   }
   // The histogram: bucket b holds waits of [2^b, 2^(b+1)) ticks, so its upper bound is 2^(b+1) - 1

@@ -398,6 +398,7 @@ int main(int argc, char** argv) {
   // glibc takes a cheaper, non-atomic path in pthread_mutex_lock until the process has created a
   // thread; a real program has threads, so the uncontended numbers must be taken after one.
   std::thread([] {}).join();
+  sb::configure_stats_variants();  // +stats_off and +tracking: the run-time switches' costs
   sb::calibrate_work();
   sb::run_cap() = std::chrono::milliseconds(c.max_run_ms);
   (void)spinwise::relax_ns_here();

@@ -56,6 +56,20 @@ inline constexpr lock_kind floor_lock = lock_kind::floor;
 struct bench_stats_class {
   static constexpr std::string_view name = "bench";
 };
+// The run-time switches' costs: a class with counting switched off ("+stats_off": within 2% of
+// no_stats is the target) and one with tracking switched on ("+tracking": holders listed).
+struct bench_stats_off_class {
+  static constexpr std::string_view name = "bench.off";
+};
+struct bench_tracking_class {
+  static constexpr std::string_view name = "bench.tracking";
+};
+
+// Flips those switches; main calls it before any benchmark runs.
+inline void configure_stats_variants() {
+  spinwise::class_stats<bench_stats_off_class>::set_counting(false);
+  spinwise::class_stats<bench_tracking_class>::set_tracking(true);
+}
 
 template <class Visitor>
 void exclusive_locks(Visitor&& v) {
@@ -94,6 +108,12 @@ void exclusive_locks(Visitor&& v) {
   v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>,
                                 spinwise::class_stats<bench_stats_class>>>,
     {"hybrid_mutex+stats", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>,
+                                spinwise::class_stats<bench_stats_off_class>>>,
+    {"hybrid_mutex+stats_off", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::time_policy<hybrid_mutex_tag>,
+                                spinwise::class_stats<bench_tracking_class>>>,
+    {"hybrid_mutex+tracking", spinwise_lock, false});
 
   // peers
   v(as<std::mutex>, {"std::mutex", peer, false});

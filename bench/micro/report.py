@@ -970,6 +970,17 @@ class Report:
             add(f"statistics: contended {lock} with statistics within 5% of without (geometric mean)",
                 *geo_vs(lock + "+stats", lock, "contended", 0.95))
 
+        # The run-time switches: counting switched off costs what no_stats costs (within 2%);
+        # tracking on is reported, with no bound but its own.
+        on, off = un("hybrid_mutex+stats_off"), un("hybrid_mutex")
+        e = ratio_estimate(on, off)
+        add("statistics: uncontended hybrid_mutex with statistics switched off at run time within 1.02x "
+            "of no_stats", judge(e, 1.02, at_least=False), f"{fmt_ci(on)} ns / {fmt_ci(off)} ns = {fmt_target(e)}")
+        on = un("hybrid_mutex+tracking")
+        e = ratio_estimate(on, off)
+        add("statistics: uncontended hybrid_mutex with holder tracking on (cost, no target)",
+            "reported" if e is not None else NOT_MEASURED, f"{fmt_ci(on)} ns / {fmt_ci(off)} ns = {fmt_target(e)}")
+
         # The shared latches' default became time_policy after 0.2.0; <innodb> is the old default (the
         # InnoDB replay) in the same run, so this is the change of default, before/after.
         for lock in ("hybrid_shared_mutex", "sx_lock"):

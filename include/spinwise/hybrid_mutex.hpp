@@ -61,17 +61,19 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   ~hybrid_mutex_t() { detail::tsan::destroy(this); }
 #endif
 
-  void lock() noexcept SPINWISE_ACQUIRE() {
+  void lock() noexcept SPINWISE_ACQUIRE() { lock(lock_site{}); }
+  // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE).
+  void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!try_acquire())) lock_slow(detail::no_deadline{});
-    Stats::on_acquire();
+    if (SPINWISE_UNLIKELY(!try_acquire())) lock_slow(detail::no_deadline{}, site);
+    Stats::on_acquire(this, lock_mode::x, site);
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = try_acquire();
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
@@ -90,13 +92,14 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration>& deadline) noexcept
       SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = try_acquire() || lock_slow(detail::clock_deadline<Clock, Duration>{deadline});
-    if (ok) Stats::on_acquire();
+    const bool ok = try_acquire() || lock_slow(detail::clock_deadline<Clock, Duration>{deadline}, {});
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     // held -> free; release pairs with the acquire of whichever CAS/xchg takes it next.
     if (SPINWISE_UNLIKELY(word_.exchange(kFree, std::memory_order_release) == kContended)) wake();
@@ -146,8 +149,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   // One wait, untimed (detail::no_deadline: lock) or timed (detail::clock_deadline). Returns true
   // with the lock held; false only for a timed wait whose deadline passed.
   template <class Deadline>
-  SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
-    detail::wait_meter<Stats> m;  // reports only waits that end in the lock
+  SPINWISE_COLD bool lock_slow(const Deadline& d, lock_site site) noexcept {
+    detail::wait_meter<Stats> m(this, lock_mode::x, site);  // reports only waits that end in the lock
     std::uint32_t take = kHeld;
     for (;;) {
       if (spin(take, d, m)) break;

@@ -75,7 +75,7 @@
 namespace spinwise {
 
 // Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp); shared
-// and exclusive acquisitions count alike, a timed wait that gives up is not reported.
+// and exclusive acquisitions count per mode (s, x), a timed wait that gives up is not reported.
 template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
  public:
@@ -95,19 +95,21 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   // --- exclusive ----------------------------------------------------------------------------
 
-  void lock() noexcept SPINWISE_ACQUIRE() {
+  void lock() noexcept SPINWISE_ACQUIRE() { lock(lock_site{}); }
+  // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE).
+  void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
     std::uint64_t s;
     // acquire pairs with the release in unlock / unlock_shared.
-    if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(detail::no_deadline{});
-    Stats::on_acquire();
+    if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(detail::no_deadline{}, site);
+    Stats::on_acquire(this, lock_mode::x, site);
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
   }
@@ -125,13 +127,14 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     std::uint64_t s;
     const bool ok =
-        word::try_enter_writer(state_, s) || lock_slow(detail::clock_deadline<Clock, Duration>{at});
-    if (ok) Stats::on_acquire();
+        word::try_enter_writer(state_, s) || lock_slow(detail::clock_deadline<Clock, Duration>{at}, {});
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     // (W, RP): 1,x -> 0,0, and (WP): x -> 0 unless a readers' turn is on (sleeping writers could
     // not reserve yet; the reader that ends the turn wakes them). release pairs with the acquire
@@ -146,12 +149,14 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
 
   // --- shared -------------------------------------------------------------------------------
 
-  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
+  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() { lock_shared(lock_site{}); }
+  void lock_shared(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     // acquire pairs with the release in unlock.
-    if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s))) lock_shared_slow(s, detail::no_deadline{});
-    Stats::on_acquire();
+    if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s)))
+      lock_shared_slow(s, detail::no_deadline{}, site);
+    Stats::on_acquire(this, lock_mode::s, site);
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
@@ -160,7 +165,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::s);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
@@ -177,14 +182,15 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     // acquire pairs with the release in unlock.
-    const bool ok =
-        word::try_enter_reader(state_, s) || lock_shared_slow(s, detail::clock_deadline<Clock, Duration>{at});
-    if (ok) Stats::on_acquire();
+    const bool ok = word::try_enter_reader(state_, s) ||
+                    lock_shared_slow(s, detail::clock_deadline<Clock, Duration>{at}, {});
+    if (ok) Stats::on_acquire(this, lock_mode::s);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
@@ -242,8 +248,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   using waiting = detail::park_episodes<Policy, Stats>;
 
   template <class Deadline>
-  SPINWISE_COLD bool lock_slow(const Deadline& d) noexcept {
-    waiting wt;
+  SPINWISE_COLD bool lock_slow(const Deadline& d, lock_site site) noexcept {
+    waiting wt(this, lock_mode::x, site);
     for (;;) {  // Reserve: wait for no writer inside or draining and no readers' turn, then take W;
                 // no reader enters after.
       std::uint64_t s = state_.load(std::memory_order_relaxed);
@@ -291,8 +297,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   template <class Deadline>
-  SPINWISE_COLD bool lock_shared_slow(std::uint64_t s, const Deadline& d) noexcept {
-    waiting wt;
+  SPINWISE_COLD bool lock_shared_slow(std::uint64_t s, const Deadline& d, lock_site site) noexcept {
+    waiting wt(this, lock_mode::s, site);
     const auto entered = [&wt] {
       wt.entered();
       return true;

@@ -52,6 +52,8 @@ enum class errc : int {
   no_memory = 11,            // register_knob_class: no memory for the entry
   relax_unknown = 20,        // SPINWISE_RELAX names no relax kind (a typo)
   relax_unsupported = 21,    // SPINWISE_RELAX names a kind this CPU or build cannot issue
+  unknown_stats_class = 30,  // a run-time statistics switch names no lock class in use
+  watchdog_running = 31,     // start_watchdog: it runs already (stop it first)
 };
 
 // profile_errc e (<spinwise/runtime/profile.hpp>) is the value kProfileErrcBase + e.
@@ -89,6 +91,8 @@ inline constexpr errc_info kErrcInfo[] = {
     {11, "out of memory", std::errc::not_enough_memory},
     {20, "SPINWISE_RELAX names no relax kind", std::errc::invalid_argument},
     {21, "SPINWISE_RELAX names a kind this CPU cannot issue", std::errc::not_supported},
+    {30, "no lock class of that name is in use", std::errc::invalid_argument},
+    {31, "the stuck-wait watchdog runs already", std::errc::device_or_resource_busy},
     {kProfileErrcBase + 1, "SPINWISE_PROFILE is not set", std::errc{}},  // not an error of any errno kind
     {kProfileErrcBase + 2, "profile not found", std::errc::no_such_file_or_directory},
     {kProfileErrcBase + 3, "profile unreadable", std::errc::io_error},

@@ -33,7 +33,9 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/lock_tracking.hpp"
 #include "spinwise/detail/process_state.hpp"
+#include "spinwise/lock_site.hpp"
 
 namespace spinwise {
 
@@ -81,36 +83,60 @@ constexpr std::size_t wait_histogram_bucket(std::uint64_t ticks) noexcept {
   return b;
 }
 
-// Plain totals: what a snapshot holds per class.
-struct lock_stats_totals {
+// The counters of one mode, or of a whole class.
+struct lock_stats_counts {
   SPINWISE_STATS_COUNTERS(SPINWISE_STATS_FIELD_)
+};
+
+// Plain totals: what a snapshot holds per class. The class's counters are the sums of its modes'
+// (lock_mode: a mutex counts everything as x; the shared locks split S, SX and X, InnoDB's
+// RW-shared, RW-sx and RW-excl lines).
+struct lock_stats_totals : lock_stats_counts {
   std::uint64_t max_wait_ticks = 0;
   std::uint64_t histogram[kWaitHistogramBuckets] = {};
+  lock_stats_counts modes[kLockModes] = {};
+
+  const lock_stats_counts& mode(lock_mode m) const noexcept { return modes[static_cast<std::size_t>(m)]; }
 };
 #undef SPINWISE_STATS_FIELD_
 
 // One line of SPINWISE_STATS_COUNTERS, for code that iterates the counters.
 struct lock_stats_counter {
-  std::uint64_t lock_stats_totals::*total;
+  std::uint64_t lock_stats_counts::*total;
   std::string_view key;
   std::string_view help;
 };
 
-#define SPINWISE_STATS_DESCRIBE_(member, key, help) lock_stats_counter{&lock_stats_totals::member, key, help},
+#define SPINWISE_STATS_DESCRIBE_(member, key, help) lock_stats_counter{&lock_stats_counts::member, key, help},
 inline constexpr lock_stats_counter kLockStatsCounters[] = {
     SPINWISE_STATS_COUNTERS(SPINWISE_STATS_DESCRIBE_)};
 #undef SPINWISE_STATS_DESCRIBE_
 
 namespace detail {
 
-// One thread's counters for one class. Invariant: only the owning thread writes the counters
-// (load + store, relaxed); any thread may read them, under the class mutex.
-struct alignas(kCacheLinePad) stats_shard {
+// A class's run-time switches (class_stats<C>::set_counting / set_tracking, or by name through
+// spinwise::runtime): bits of stats_class_record::switches, copied into every shard of the class so
+// a lock reads them from the line it writes its counters to.
+inline constexpr std::uint8_t kStatsCounting = 1;  // count (the default)
+inline constexpr std::uint8_t kStatsTracking = 2;  // list holders and waiters (lock_tracking.hpp)
+
+// One mode's counters in a thread's shard.
+struct mode_shard {
 #define SPINWISE_STATS_ATOMIC_FIELD_(member, key, help) std::atomic<std::uint64_t> member{0};
   SPINWISE_STATS_COUNTERS(SPINWISE_STATS_ATOMIC_FIELD_)
 #undef SPINWISE_STATS_ATOMIC_FIELD_
+};
+
+// One thread's counters for one class. Invariant: only the owning thread writes the counters
+// (load + store, relaxed); any thread may read them, under the class mutex. `switches` is written
+// under the class mutex by whoever flips a switch, and read (relaxed) by the owner.
+struct alignas(kCacheLinePad) stats_shard {
+  std::atomic<std::uint8_t> switches{kStatsCounting};
+  mode_shard modes[kLockModes];
   std::atomic<std::uint64_t> histogram[kWaitHistogramBuckets] = {};
   stats_shard* next = nullptr;  // guarded by the class mutex
+
+  mode_shard& mode(lock_mode m) noexcept { return modes[static_cast<std::size_t>(m)]; }
 };
 
 // Single-writer increment: wraps modulo 2^64 like any unsigned counter.
@@ -129,24 +155,34 @@ SPINWISE_ALWAYS_INLINE void add_to(std::atomic<std::uint64_t>& c, std::uint64_t 
   }
 }
 
-// One contended acquisition, of a wait in histogram bucket `bucket`, into a shard (the acquisition
-// itself is on_acquire's). The table is
-// expanded in place, not looped over: on_contended is cold, so optimized for size, and GCC then
-// neither unrolls a loop over member pointers nor inlines a per-counter lambda.
+// One contended acquisition in mode m, of a wait in histogram bucket `bucket`, into a shard (the
+// acquisition itself is on_acquire's). The table is expanded in place, not looped over: on_contended
+// is cold, so optimized for size, and GCC then neither unrolls a loop over member pointers nor
+// inlines a per-counter lambda.
 template <bool Owned>
-SPINWISE_ALWAYS_INLINE void add_wait(stats_shard& s, const wait_record& w, std::size_t bucket) noexcept {
-  add_to<Owned>(s.contended, 1);
-  add_to<Owned>(s.spin_won, w.parks == 0 ? 1 : 0);
-#define SPINWISE_STATS_ADD_WAIT_(member, key, help) add_to<Owned>(s.member, w.member);
+SPINWISE_ALWAYS_INLINE void add_wait(stats_shard& s, const wait_record& w, lock_mode m,
+                                     std::size_t bucket) noexcept {
+  mode_shard& c = s.mode(m);
+  add_to<Owned>(c.contended, 1);
+  add_to<Owned>(c.spin_won, w.parks == 0 ? 1 : 0);
+#define SPINWISE_STATS_ADD_WAIT_(member, key, help) add_to<Owned>(c.member, w.member);
   SPINWISE_WAIT_RECORD_COUNTERS(SPINWISE_STATS_ADD_WAIT_)
 #undef SPINWISE_STATS_ADD_WAIT_
   add_to<Owned>(s.histogram[bucket], 1);
 }
 
+// Adds a shard into totals: per mode, and each mode into the class's sums.
 inline void add_shard(lock_stats_totals& t, const stats_shard& s) noexcept {
-#define SPINWISE_STATS_ADD_SHARD_(member, key, help) t.member += s.member.load(std::memory_order_relaxed);
-  SPINWISE_STATS_COUNTERS(SPINWISE_STATS_ADD_SHARD_)
+  for (std::size_t m = 0; m < kLockModes; ++m) {
+#define SPINWISE_STATS_ADD_SHARD_(member, key, help)                           \
+  {                                                                            \
+    const std::uint64_t v = s.modes[m].member.load(std::memory_order_relaxed); \
+    t.modes[m].member += v;                                                    \
+    t.member += v;                                                             \
+  }
+    SPINWISE_STATS_COUNTERS(SPINWISE_STATS_ADD_SHARD_)
 #undef SPINWISE_STATS_ADD_SHARD_
+  }
   for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b)
     t.histogram[b] += s.histogram[b].load(std::memory_order_relaxed);
 }
@@ -160,6 +196,9 @@ struct stats_class_record {
   stats_shard overflow;         // for a thread that could not allocate its shard: atomic adds
   // Max wait since start or reset. A CAS only when a wait beats the record: rare, slow path.
   std::atomic<std::uint64_t> max_wait_ticks{0};
+  // The class's switches (kStatsCounting | kStatsTracking): written under mu, and copied under mu
+  // into every live shard, the overflow block and each new shard.
+  std::atomic<std::uint8_t> switches{kStatsCounting};
   stats_class_record* next = nullptr;  // immutable once published
 
   explicit stats_class_record(std::string_view n) noexcept : name(n) {}
@@ -172,6 +211,16 @@ struct stats_class_record {
     add_shard(t, overflow);
     t.max_wait_ticks = max_wait_ticks.load(std::memory_order_relaxed);
     return t;
+  }
+
+  // Sets the bits `mask` of the switches to `on`, in the record and in every shard at once.
+  void set_switches(std::uint8_t mask, bool on) noexcept {
+    std::lock_guard<std::mutex> g(mu);
+    const std::uint8_t v = static_cast<std::uint8_t>(on ? switches.load(std::memory_order_relaxed) | mask
+                                                        : switches.load(std::memory_order_relaxed) & ~mask);
+    switches.store(v, std::memory_order_relaxed);
+    for (stats_shard* s = live; s != nullptr; s = s->next) s->switches.store(v, std::memory_order_relaxed);
+    overflow.switches.store(v, std::memory_order_relaxed);
   }
 };
 
@@ -239,6 +288,7 @@ SPINWISE_COLD inline stats_shard* attach_shard(stats_class_record& c, stats_shar
     return nullptr;
   }
   std::lock_guard<std::mutex> g(c.mu);
+  s->switches.store(c.switches.load(std::memory_order_relaxed), std::memory_order_relaxed);
   s->next = c.live;
   c.live = s;
   *slot = s;
@@ -266,6 +316,14 @@ SPINWISE_COLD inline stats_class_record* find_stats_class(std::string_view name,
   return r != nullptr ? static_cast<stats_class_record*>(r) : new (fallback) stats_class_record(name);
 }
 
+// The record of the class named `name` that some lock has used, or nullptr.
+inline stats_class_record* stats_class_named(std::string_view name) noexcept {
+  for (stats_class_record* r = stats_classes_head(); r != nullptr; r = r->next) {
+    if (r->name == name) return r;
+  }
+  return nullptr;
+}
+
 }  // namespace detail
 
 // Calls f(name, totals) for every lock class used so far in this process.
@@ -284,14 +342,35 @@ inline void reset_max_waits() noexcept {
   }
 }
 
-// The default: records nothing, costs nothing.
+// The hooks a lock calls, for every statistics policy:
+//
+//   on_acquire(lock, mode, site)   every acquisition, contended or not, once the lock is held
+//   on_release(lock)               every release (and the mode change of upgrade / downgrade:
+//   on_mode_change(lock, mode)     sx_lock's)
+//   on_contended(wait_record, mode)  after a contended acquisition, in addition to on_acquire
+//   wait_begin(lock, mode, site, since)  a wait starts; true: wait_end() follows when it ends, in
+//                                        the lock or not
+//
+// The default: records nothing, costs nothing. A policy of one's own (a test's, an engine's
+// bridge to its own counters) derives from it, sets `enabled = true` and hides the hooks it uses.
 struct no_stats {
   static constexpr bool enabled = false;
-  static void on_acquire() noexcept {}
-  static void on_contended(const wait_record&) noexcept {}
+  static void on_acquire(const void*, lock_mode, lock_site = {}) noexcept {}
+  static void on_release(const void*) noexcept {}
+  static void on_mode_change(const void*, lock_mode) noexcept {}
+  static void on_contended(const wait_record&, lock_mode) noexcept {}
+  static bool wait_begin(const void*, lock_mode, lock_site, std::uint64_t) noexcept { return false; }
+  static void wait_end() noexcept {}
 };
 
 // Records into the class `Class`, a type with `static constexpr std::string_view name`.
+//
+// Switchable at run time, per class, as performance_schema instruments are (every module's locks
+// of the class at once; by name: spinwise::set_stats_counting / set_lock_tracking in
+// <spinwise/runtime/stats_report.hpp>):
+//   counting (on by default)  the counters above; off, a lock reads one thread-local switch
+//   tracking (off by default) who holds and who waits for each lock of the class, with sites
+//                             (detail/lock_tracking.hpp; the watchdog reads it)
 template <class Class>
 struct class_stats {
   static constexpr bool enabled = true;
@@ -302,30 +381,68 @@ struct class_stats {
     return *r;
   }
 
-  // Every acquisition, contended or not: one thread-local load and one plain increment.
-  SPINWISE_ALWAYS_INLINE static void on_acquire() noexcept {
-    if (detail::stats_shard* s = shard()) {
-      detail::bump(s->acquisitions, 1);
-    } else {
-      record().overflow.acquisitions.fetch_add(1, std::memory_order_relaxed);
+  static void set_counting(bool on) noexcept { record().set_switches(detail::kStatsCounting, on); }
+  static void set_tracking(bool on) noexcept { record().set_switches(detail::kStatsTracking, on); }
+  static bool counting() noexcept {
+    return record().switches.load(std::memory_order_relaxed) & detail::kStatsCounting;
+  }
+  static bool tracking() noexcept {
+    return record().switches.load(std::memory_order_relaxed) & detail::kStatsTracking;
+  }
+
+  // Every acquisition, contended or not: one thread-local load, one load of the switches and one
+  // plain increment; tracking adds the hold's record.
+  SPINWISE_ALWAYS_INLINE static void on_acquire(const void* lock, lock_mode m, lock_site site = {}) noexcept {
+    detail::stats_shard* s = shard();
+    const std::uint8_t sw = s != nullptr ? s->switches.load(std::memory_order_relaxed) : std::uint8_t{0xff};
+    if (SPINWISE_LIKELY(sw == detail::kStatsCounting)) {
+      detail::bump(s->mode(m).acquisitions, 1);
+    } else if (sw != 0) {
+      acquire_slow(s, lock, m, site);
     }
   }
 
+  // Every release. Unless the thread ever tracked a lock: one thread-local load.
+  SPINWISE_ALWAYS_INLINE static void on_release(const void* lock) noexcept {
+    if (SPINWISE_UNLIKELY(detail::this_thread_state().tracked != nullptr))
+      detail::untrack_hold(reinterpret_cast<std::uintptr_t>(lock));
+  }
+
+  static void on_mode_change(const void* lock, lock_mode m) noexcept {
+    if (SPINWISE_UNLIKELY(detail::this_thread_state().tracked != nullptr))
+      detail::retrack_hold(reinterpret_cast<std::uintptr_t>(lock), m);
+  }
+
   // After a contended acquisition (in addition to on_acquire).
-  SPINWISE_COLD static void on_contended(const wait_record& w) noexcept {
+  SPINWISE_COLD static void on_contended(const wait_record& w, lock_mode m) noexcept {
     detail::stats_class_record& rec = record();
     detail::stats_shard* s = shard();
+    if (((s != nullptr ? s->switches : rec.overflow.switches).load(std::memory_order_relaxed) &
+         detail::kStatsCounting) == 0) {
+      return;
+    }
     const std::size_t bucket = wait_histogram_bucket(w.wait_ticks);
     if (s != nullptr) {
-      detail::add_wait<true>(*s, w, bucket);
+      detail::add_wait<true>(*s, w, m, bucket);
     } else {
-      detail::add_wait<false>(rec.overflow, w, bucket);
+      detail::add_wait<false>(rec.overflow, w, m, bucket);
     }
-    std::uint64_t m = rec.max_wait_ticks.load(std::memory_order_relaxed);
-    while (w.wait_ticks > m &&
-           !rec.max_wait_ticks.compare_exchange_weak(m, w.wait_ticks, std::memory_order_relaxed)) {
+    std::uint64_t max = rec.max_wait_ticks.load(std::memory_order_relaxed);
+    while (w.wait_ticks > max &&
+           !rec.max_wait_ticks.compare_exchange_weak(max, w.wait_ticks, std::memory_order_relaxed)) {
     }
   }
+
+  // A wait begins (the lock's slow path): true when it is tracked, and wait_end() must follow.
+  SPINWISE_COLD static bool wait_begin(const void* lock, lock_mode m, lock_site site,
+                                       std::uint64_t since) noexcept {
+    detail::stats_shard* s = shard();
+    const detail::stats_shard& sw = s != nullptr ? *s : record().overflow;
+    if ((sw.switches.load(std::memory_order_relaxed) & detail::kStatsTracking) == 0) return false;
+    detail::track_wait(reinterpret_cast<std::uintptr_t>(lock), &record(), m, site, since);
+    return true;
+  }
+  SPINWISE_COLD static void wait_end() noexcept { detail::untrack_wait(); }
 
  private:
   // The calling thread's shard for this class, attached on first use; nullptr if out of memory.
@@ -333,6 +450,23 @@ struct class_stats {
     thread_local detail::stats_shard* s = nullptr;  // constant-initialized: no TLS guard
     if (SPINWISE_UNLIKELY(s == nullptr)) return detail::attach_shard(record(), &s);
     return s;
+  }
+
+  // An acquisition with counting off, tracking on, or without a shard.
+  SPINWISE_COLD static void acquire_slow(detail::stats_shard* s, const void* lock, lock_mode m,
+                                         lock_site site) noexcept {
+    detail::stats_class_record& rec = record();
+    const std::uint8_t sw =
+        (s != nullptr ? s->switches : rec.overflow.switches).load(std::memory_order_relaxed);
+    if (sw & detail::kStatsCounting) {
+      if (s != nullptr) {
+        detail::bump(s->mode(m).acquisitions, 1);
+      } else {
+        rec.overflow.mode(m).acquisitions.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    if (sw & detail::kStatsTracking)
+      detail::track_hold(reinterpret_cast<std::uintptr_t>(lock), &rec, m, site);
   }
 };
 

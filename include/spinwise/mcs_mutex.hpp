@@ -91,7 +91,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
                                                          std::memory_order_relaxed))) {
       lock_slow(expected);
     }
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
@@ -101,12 +101,13 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     const bool ok = tail_.load(std::memory_order_relaxed) == nullptr &&
                     tail_.compare_exchange_strong(expected, &head_, std::memory_order_acquire,
                                                   std::memory_order_relaxed);  // as in lock()
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     // Acquire pairs with the release store of a waiter linking itself (lock_slow).
     detail::mcs_link* succ = head_.next.load(std::memory_order_acquire);
@@ -135,7 +136,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   // linked from its predecessor (or from head_) once its enqueuer finishes its link store.
 
   SPINWISE_COLD void lock_slow(detail::mcs_link* prev) noexcept {
-    detail::wait_meter<Stats> m;
+    detail::wait_meter<Stats> m(this, lock_mode::x, {});
     enqueue_and_wait(prev, m);
     m.done();
   }

@@ -87,19 +87,20 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
     std::uint64_t s;
     // acquire pairs with the release in unlock / unlock_shared.
     if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(s);
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     // (W): 1 -> 0; release pairs with the acquire of the next writer's or reader's CAS.
     state_.fetch_sub(kWriter, std::memory_order_release);
@@ -113,7 +114,7 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
     std::uint64_t s = state_.load(std::memory_order_relaxed);
     // acquire pairs with the release in unlock.
     if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s))) lock_shared_slow(s);
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::s);
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
@@ -122,13 +123,14 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::s);
     detail::tsan::post_lock(
         this, detail::tsan::kReadLock | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     state_.fetch_sub(kReaderOne, std::memory_order_release);
@@ -145,7 +147,7 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
   using waiting = detail::spin_then_yield<Policy, Stats>;
 
   SPINWISE_COLD void lock_slow(std::uint64_t s) noexcept {
-    waiting wt;
+    waiting wt(this, lock_mode::x);
     // Reserve: wait for no writer inside or draining and no readers' turn, then (W): 0 -> 1.
     // From here no reader enters. acquire pairs with the release in unlock.
     for (;;) {
@@ -167,7 +169,7 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
   }
 
   SPINWISE_COLD void lock_shared_slow(std::uint64_t s) noexcept {
-    waiting wt;
+    waiting wt(this, lock_mode::s);
     // Enter if no writer is inside or draining; otherwise queue.
     for (;;) {
       if (word::reader_may_enter(s)) {

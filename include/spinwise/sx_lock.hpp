@@ -85,7 +85,8 @@ namespace spinwise {
 struct sx_lock_tag;
 
 // Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp). S, SX
-// and X acquisitions count alike; upgrade and downgrade are not acquisitions.
+// and X acquisitions count per mode (InnoDB's RW-shared, RW-sx and RW-excl lines); upgrade and
+// downgrade are not acquisitions (a tracked hold changes its mode).
 template <class Policy, class Stats = no_stats>
 class SPINWISE_CAPABILITY("mutex") sx_lock_t {
  public:
@@ -108,15 +109,17 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   // --- X ------------------------------------------------------------------------------------
 
-  void lock() noexcept SPINWISE_ACQUIRE() {
+  void lock() noexcept SPINWISE_ACQUIRE() { lock(lock_site{}); }
+  // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE). So for S and SX.
+  void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
     std::uint32_t s = 0;
     // (X, SX, S): 0,0,0 -> 1,0,0; acquire pairs with the release in unlock / unlock_sx / unlock_shared.
     if (SPINWISE_UNLIKELY(
             !state_.compare_exchange_strong(s, kX, std::memory_order_acquire, std::memory_order_relaxed))) {
-      lock_slow();
+      lock_slow(site);
     }
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::x, site);
     detail::tsan::post_lock(this, 0);
     tsan_token_acquired(0);
   }
@@ -132,13 +135,14 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, try_flags(0, ok));
     if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     tsan_token_released();
     detail::tsan::pre_unlock(this, 0);
     // (X, P): 1,p -> 0,0; release pairs with the acquire of whoever enters next; acquire: the
@@ -150,16 +154,17 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   // --- S ------------------------------------------------------------------------------------
 
-  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
+  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() { lock_shared(lock_site{}); }
+  void lock_shared(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
     if (SPINWISE_UNLIKELY((s & kX) != 0 ||
                           !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
                                                           std::memory_order_relaxed))) {
-      lock_shared_slow();
+      lock_shared_slow(site);
     }
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::s, site);
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
   }
 
@@ -176,12 +181,13 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::s);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (S): n -> n-1; release pairs with the acquire of the X request that drains S.
     const std::uint32_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
@@ -192,16 +198,17 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   // --- SX -----------------------------------------------------------------------------------
 
-  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() {
+  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() { lock_sx(lock_site{}); }
+  void lock_sx(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
     if (SPINWISE_UNLIKELY((s & (kX | kSX)) != 0 ||
                           !state_.compare_exchange_strong(s, s | kSX, std::memory_order_acquire,
                                                           std::memory_order_relaxed))) {
-      lock_sx_slow();
+      lock_sx_slow(site);
     }
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::sx, site);
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
     tsan_token_acquired(0);
   }
@@ -217,13 +224,14 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::sx);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
   }
 
   void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
+    Stats::on_release(this);
     tsan_token_released();
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (SX, P): 1,p -> 0,0; release pairs with the acquire of the next SX or X; acquire: the sleep
@@ -246,6 +254,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     // Nobody wakes: every sleeper's condition stays false. acquire pairs with the release of
     // the S holders that left while we held SX (drain() pairs with those still inside).
     const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_acquire);
+    Stats::on_mode_change(this, lock_mode::x);
     if ((old & kReaderMask) != 0) drain();
     detail::tsan::post_lock(this, 0);
     tsan_token_acquired(0);
@@ -262,6 +271,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
                                          std::memory_order_relaxed)) {
     }
     if (s & kParked) wake();
+    Stats::on_mode_change(this, lock_mode::sx);
     detail::tsan::post_unlock(this, 0);
     detail::tsan::pre_lock(this, detail::tsan::kReadLock);
     detail::tsan::post_lock(this, detail::tsan::kReadLock);
@@ -296,7 +306,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   // each wake-up.
   class waiting {
    public:
-    explicit waiting(sx_lock_t& l) noexcept : l_(l) {}
+    waiting(sx_lock_t& l, lock_mode m, lock_site site) noexcept : l_(l), e_(&l, m, site) {}
 
     // Returns the first word seen in which ready(word) holds (acquire).
     template <class Ready>
@@ -319,8 +329,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   static constexpr bool no_x_sx(std::uint32_t s) noexcept { return (s & (kX | kSX)) == 0; }
   static constexpr bool drained(std::uint32_t s) noexcept { return (s & kReaderMask) == 0; }
 
-  SPINWISE_COLD void lock_shared_slow() noexcept {
-    waiting w(*this);
+  SPINWISE_COLD void lock_shared_slow(lock_site site) noexcept {
+    waiting w(*this, lock_mode::s, site);
     for (;;) {
       std::uint32_t s = w.until(no_x);
       // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
@@ -331,8 +341,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     }
   }
 
-  SPINWISE_COLD void lock_sx_slow() noexcept {
-    waiting w(*this);
+  SPINWISE_COLD void lock_sx_slow(lock_site site) noexcept {
+    waiting w(*this, lock_mode::sx, site);
     for (;;) {
       std::uint32_t s = w.until(no_x_sx);
       // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
@@ -342,8 +352,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     }
   }
 
-  SPINWISE_COLD void lock_slow() noexcept {
-    waiting w(*this);
+  SPINWISE_COLD void lock_slow(lock_site site) noexcept {
+    waiting w(*this, lock_mode::x, site);
     for (;;) {
       std::uint32_t s = w.until(no_x_sx);
       // Reserve: (X, SX): 0,0 -> 1,0; from here no S, SX or X enters. Acquire pairs with the
@@ -355,7 +365,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     }
   }
 
-  SPINWISE_COLD void drain() noexcept { waiting(*this).until(drained); }
+  // An upgrade's wait for the S holders: tracked as an X wait (not counted: not an acquisition).
+  SPINWISE_COLD void drain() noexcept { waiting(*this, lock_mode::x, {}).until(drained); }
 
   // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
   template <class Ready>
@@ -398,6 +409,7 @@ class SPINWISE_SCOPED_CAPABILITY sx_guard {
   using mutex_type = Latch;
 
   explicit sx_guard(Latch& l) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(); }
+  sx_guard(Latch& l, lock_site site) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(site); }
   sx_guard(Latch& l, std::adopt_lock_t) SPINWISE_REQUIRES_SHARED(l) : l_(l) {}
   ~sx_guard() SPINWISE_RELEASE_GENERIC() { l_.unlock_sx(); }
 

@@ -48,19 +48,20 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
     detail::tsan::pre_lock(this, 0);
     // free -> held; acquire pairs with the release store in unlock().
     if (SPINWISE_UNLIKELY(word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked)) lock_slow();
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked;  // free -> held
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     word_.store(kUnlocked, std::memory_order_release);  // held -> free
     detail::tsan::post_unlock(this, 0);
@@ -75,7 +76,7 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
   static constexpr std::uint32_t kLocked = 1;
 
   SPINWISE_COLD void lock_slow() noexcept {
-    detail::spin_then_yield<Policy, Stats> wt;
+    detail::spin_then_yield<Policy, Stats> wt(this, lock_mode::x);
     do {
       wt.pause();
     } while (word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked);  // free -> held

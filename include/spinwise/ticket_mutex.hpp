@@ -60,7 +60,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
     // Acquire pairs with the release store of owner_ in unlock().
     if (SPINWISE_UNLIKELY(owner_.load(std::memory_order_acquire) != ticket)) lock_slow(ticket);
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
@@ -73,12 +73,13 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     const bool ok =
         owner_.load(std::memory_order_acquire) == n &&
         next_.compare_exchange_strong(n, n + 1, std::memory_order_acquire, std::memory_order_relaxed);
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     // (next, owner): n,o -> n,o+1. Only the holder writes owner_, so load + store is enough.
     owner_.store(owner_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
@@ -100,7 +101,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
   // owner_ only advances, by its holder.
   SPINWISE_COLD void lock_slow(std::uint32_t ticket) noexcept {
     typename Policy::waiter w;
-    detail::wait_meter<Stats> m;
+    detail::wait_meter<Stats> m(this, lock_mode::x, {});
     for (;;) {
       const std::uint32_t served = owner_.load(std::memory_order_acquire);  // pairs with unlock()
       if (served == ticket) break;

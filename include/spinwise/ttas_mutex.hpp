@@ -57,7 +57,7 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
     // free -> held; acquire pairs with the release store in unlock(). No load first: on an
     // uncontended lock it would only add a shared->exclusive upgrade of the line.
     if (SPINWISE_UNLIKELY(word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked)) lock_slow();
-    Stats::on_acquire();
+    Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
@@ -66,12 +66,13 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
     // A busy lock costs a load, not a stolen line; free -> held as in lock().
     const bool ok = word_.load(std::memory_order_relaxed) == kUnlocked &&
                     word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked;
-    if (ok) Stats::on_acquire();
+    if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
+    Stats::on_release(this);
     detail::tsan::pre_unlock(this, 0);
     word_.store(kUnlocked, std::memory_order_release);  // held -> free
     detail::tsan::post_unlock(this, 0);
@@ -87,7 +88,8 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
   // InnoDB's spin: poll, wait a round, poll again; try the exchange only on a free-looking word
   // and, if another thread won it, keep going on the same budget (MySQL is_free + try_lock).
   SPINWISE_COLD void lock_slow() noexcept {
-    detail::spin_then_yield<Policy, Stats> wt;  // budget spent: yield, to let a preempted holder run
+    detail::spin_then_yield<Policy, Stats> wt(
+        this, lock_mode::x);  // budget spent: yield, to let a preempted holder run
     for (;;) {
       while (word_.load(std::memory_order_relaxed) != kUnlocked) wt.pause();
       if (word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked) break;  // free -> held

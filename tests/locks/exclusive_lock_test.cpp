@@ -89,11 +89,12 @@ TEST(TicketMutex, ServesInArrivalOrder) {
 struct park_now_tag;
 using park_now_mutex = spinwise::hybrid_mutex_t<spinwise::time_policy<park_now_tag>>;
 
-struct parks_seen {
+struct parks_seen : spinwise::no_stats {
   static constexpr bool enabled = true;
   static inline std::atomic<std::uint64_t> parks{0};
-  static void on_acquire() noexcept {}
-  static void on_contended(const spinwise::wait_record& r) noexcept { parks.fetch_add(r.parks); }
+  static void on_contended(const spinwise::wait_record& r, spinwise::lock_mode) noexcept {
+    parks.fetch_add(r.parks);
+  }
 };
 using counted_park_now_mutex = spinwise::hybrid_mutex_t<spinwise::time_policy<park_now_tag>, parks_seen>;
 

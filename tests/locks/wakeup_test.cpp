@@ -96,13 +96,12 @@ struct handshake {
 
 // Statistics that count what the waits report, per lock type.
 template <class Id>
-struct counting_stats {
+struct counting_stats : spinwise::no_stats {
   static constexpr bool enabled = true;
   static inline std::atomic<std::uint64_t> waits{0};
   static inline std::atomic<std::uint64_t> parks{0};
   static inline std::atomic<std::uint64_t> max_wait_ticks{0};
-  static void on_acquire() noexcept {}
-  static void on_contended(const spinwise::wait_record& r) noexcept {
+  static void on_contended(const spinwise::wait_record& r, spinwise::lock_mode) noexcept {
     waits.fetch_add(1);
     parks.fetch_add(r.parks);
     std::uint64_t m = max_wait_ticks.load();
@@ -288,7 +287,7 @@ struct meter_id;
 TEST(WaitMeter, ACounterThatStepsBackIsNoHugeWait) {
   using stats = counting_stats<meter_id>;
   stats::reset();
-  spinwise::detail::wait_meter<stats> m;
+  spinwise::detail::wait_meter<stats> m(nullptr, spinwise::lock_mode::x, {});
   m.start = spinwise::read_counter() + (std::uint64_t{1} << 40);  // "later" than any read below
   m.done();
   EXPECT_EQ(stats::waits.load(), 1u);

@@ -230,19 +230,34 @@ exposition parse(const std::string& text) {
   return e;
 }
 
-double value_of(const exposition& e, const std::string& fam, const std::string& name,
-                const std::string& cls) {
+// The sample of `name` for class `cls` (and mode `mode`; "" for a family without a mode label).
+double value_of(const exposition& e, const std::string& fam, const std::string& name, const std::string& cls,
+                const std::string& mode = "") {
   const auto it = e.families.find(fam);
   if (it == e.families.end()) {
     ADD_FAILURE() << "no family " << fam;
     return NAN;
   }
   for (const sample& s : it->second.samples) {
-    if (s.name == name && s.labels.count("class") && s.labels.at("class") == cls && !s.labels.count("le"))
-      return s.value;
+    if (s.name != name || !s.labels.count("class") || s.labels.at("class") != cls || s.labels.count("le"))
+      continue;
+    if (mode.empty() ? s.labels.count("mode") != 0 : (!s.labels.count("mode") || s.labels.at("mode") != mode))
+      continue;
+    return s.value;
   }
-  ADD_FAILURE() << "no sample " << name << " for class " << cls;
+  ADD_FAILURE() << "no sample " << name << " for class " << cls << " mode '" << mode << "'";
   return NAN;
+}
+
+// How many samples of `name` carry class `cls` (one per reported mode for a counter).
+std::size_t samples_of(const exposition& e, const std::string& fam, const std::string& name,
+                       const std::string& cls) {
+  std::size_t n = 0;
+  const auto it = e.families.find(fam);
+  if (it == e.families.end()) return 0;
+  for (const sample& s : it->second.samples)
+    n += s.name == name && s.labels.count("class") && s.labels.at("class") == cls;
+  return n;
 }
 
 // A snapshot whose every figure is known, the counter at 1 GHz (a tick is a ns).
@@ -254,18 +269,31 @@ sw::stats_snapshot scripted() {
   sw::lock_class_stats quiet;
   quiet.name = "test.quiet";
   quiet.totals.acquisitions = 10;
+  quiet.totals.modes[0].acquisitions = 10;
   sw::lock_class_stats busy;
   busy.name = "buf_pool \"page\" \\ latch\nsecond line";  // every character the format escapes
   sw::lock_stats_totals& t = busy.totals;
-  t.acquisitions = 200;
-  t.contended = 8;
-  t.spin_won = 6;
-  t.rounds = 40;
-  t.relaxes = 1200;
-  t.spin_ticks = 50'000'000;
-  t.yields = 3;
-  t.parks = 2;
-  t.wait_ticks = 80'000;
+  // A shared latch: X and S acquisitions, the waits split between them; the class is their sum.
+  sw::lock_stats_counts& x = t.modes[static_cast<std::size_t>(sw::lock_mode::x)];
+  sw::lock_stats_counts& sh = t.modes[static_cast<std::size_t>(sw::lock_mode::s)];
+  x.acquisitions = 50;
+  sh.acquisitions = 150;
+  x.contended = 5;
+  sh.contended = 3;
+  x.spin_won = 4;
+  sh.spin_won = 2;
+  x.rounds = 30;
+  sh.rounds = 10;
+  x.relaxes = 1000;
+  sh.relaxes = 200;
+  x.spin_ticks = 40'000'000;
+  sh.spin_ticks = 10'000'000;
+  x.yields = 3;
+  x.parks = 1;
+  sh.parks = 1;
+  x.wait_ticks = 60'000;
+  sh.wait_ticks = 20'000;
+  for (const sw::lock_stats_counter& k : sw::kLockStatsCounters) t.*k.total = x.*k.total + sh.*k.total;
   t.max_wait_ticks = 30'000;
   t.histogram[13] = 6;
   t.histogram[14] = 2;
@@ -291,17 +319,24 @@ TEST(PrometheusExposition, ParsesAndEqualsTheJson) {
                          c.at(key).get<double>() / 1e9);
         continue;
       }
-      if (key == "spin_ticks") {
-        EXPECT_DOUBLE_EQ(
-            value_of(e, "spinwise_lock_spin_seconds_total", "spinwise_lock_spin_seconds_total", cls),
-            c.at(key).get<double>() / 1e9);
-        continue;
-      }
-      const std::string name = "spinwise_lock_" + key + "_total";
+      const std::string name =
+          key == "spin_ticks" ? "spinwise_lock_spin_seconds_total" : "spinwise_lock_" + key + "_total";
       ASSERT_EQ(e.families.count(name), 1u) << name;
       EXPECT_EQ(e.families.at(name).type, "counter") << name;
       EXPECT_FALSE(e.families.at(name).help.empty()) << name;
-      EXPECT_EQ(value_of(e, name, name, cls), c.at(key).get<double>()) << name << " " << cls;
+      // One sample per mode the JSON lists, each equal to that mode's count.
+      EXPECT_EQ(samples_of(e, name, name, cls), c.at("modes").size()) << name << " " << cls;
+      double sum = 0;
+      for (const auto& [mode, counts] : c.at("modes").items()) {
+        const double v = value_of(e, name, name, cls, mode);
+        const double want =
+            key == "spin_ticks" ? counts.at(key).get<double>() / 1e9 : counts.at(key).get<double>();
+        EXPECT_DOUBLE_EQ(v, want) << name << " " << cls << " " << mode;
+        sum += v;
+      }
+      // and summed by class, the class's count.
+      EXPECT_DOUBLE_EQ(sum, key == "spin_ticks" ? c.at(key).get<double>() / 1e9 : c.at(key).get<double>())
+          << name;
     }
     EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_max_wait_seconds", "spinwise_lock_max_wait_seconds", cls),
                      c.at("max_wait_ticks").get<double>() / 1e9);
@@ -314,6 +349,13 @@ TEST(PrometheusExposition, ParsesAndEqualsTheJson) {
   }
   EXPECT_DOUBLE_EQ(
       value_of(e, "spinwise_lock_spin_efficiency", "spinwise_lock_spin_efficiency", s.classes[1].name), 0.75);
+  // The busy latch lists x and s (sx never counted anything); the quiet mutex x only.
+  EXPECT_EQ(j.at("classes")[1].at("modes").size(), 2u);
+  EXPECT_EQ(j.at("classes")[1].at("modes").at("s").at("acquisitions"), 150);
+  EXPECT_EQ(j.at("classes")[0].at("modes").size(), 1u);
+  EXPECT_EQ(value_of(e, "spinwise_lock_acquisitions_total", "spinwise_lock_acquisitions_total",
+                     s.classes[1].name, "s"),
+            150);
   EXPECT_EQ(e.families.at("spinwise_lock_wait_seconds").type, "histogram");
   // The busy class's buckets: 6 waits up to 16383 ns, 8 up to 32767 ns, 8 in all.
   std::vector<std::pair<std::string, double>> busy_buckets;
@@ -352,21 +394,22 @@ TEST(PrometheusExposition, ParserRejectsWhatTheFormatForbids) {
 
 TEST(PrometheusExposition, LiveClassesParse) {
   using S = sw::class_stats<live_class>;
-  for (int i = 0; i < 5; ++i) S::on_acquire();
+  for (int i = 0; i < 5; ++i) S::on_acquire(nullptr, spinwise::lock_mode::x);
   for (int i = 0; i < 4; ++i) {
     sw::wait_record w;
     w.rounds = 2;
     w.parks = i == 0 ? 1 : 0;
     w.wait_ticks = 1000;
-    S::on_contended(w);
+    S::on_contended(w, spinwise::lock_mode::x);
   }
   const sw::stats_snapshot s = sw::take_stats_snapshot();
   const exposition e = parse(sw::format_stats_prometheus(s));
   ASSERT_TRUE(e.error.empty()) << e.error;
   const std::string cls(live_class::name);
-  EXPECT_EQ(value_of(e, "spinwise_lock_acquisitions_total", "spinwise_lock_acquisitions_total", cls), 5.0);
-  EXPECT_EQ(value_of(e, "spinwise_lock_contended_total", "spinwise_lock_contended_total", cls), 4.0);
-  EXPECT_EQ(value_of(e, "spinwise_lock_spin_won_total", "spinwise_lock_spin_won_total", cls), 3.0);
+  EXPECT_EQ(value_of(e, "spinwise_lock_acquisitions_total", "spinwise_lock_acquisitions_total", cls, "x"),
+            5.0);
+  EXPECT_EQ(value_of(e, "spinwise_lock_contended_total", "spinwise_lock_contended_total", cls, "x"), 4.0);
+  EXPECT_EQ(value_of(e, "spinwise_lock_spin_won_total", "spinwise_lock_spin_won_total", cls, "x"), 3.0);
   EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_spin_efficiency", "spinwise_lock_spin_efficiency", cls), 0.75);
   ASSERT_EQ(e.families.count("spinwise_process_cpu_seconds"), 1u);
 }

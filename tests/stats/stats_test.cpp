@@ -56,7 +56,7 @@ TEST(WaitHistogram, BucketsAreLog2) {
 TEST(LockStats, ExactCountsFromAScriptedWorkload) {
   using S = sw::class_stats<exact_class>;
   const sw::stats_snapshot before = sw::take_stats_snapshot();
-  for (int i = 0; i < 100; ++i) S::on_acquire();
+  for (int i = 0; i < 100; ++i) S::on_acquire(nullptr, spinwise::lock_mode::x);
   for (int i = 0; i < 7; ++i) {
     sw::wait_record w;
     w.rounds = 3;
@@ -65,7 +65,7 @@ TEST(LockStats, ExactCountsFromAScriptedWorkload) {
     w.yields = i % 2;
     w.parks = i == 6 ? 1 : 0;
     w.wait_ticks = 4096u << i;
-    S::on_contended(w);
+    S::on_contended(w, spinwise::lock_mode::x);
   }
   const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
   const sw::lock_class_stats* c = find_class(d, "test.exact");
@@ -101,12 +101,12 @@ TEST(LockStats, NoLostUpdatesUnderConcurrentRecording) {
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
       for (int i = 0; i < per_thread; ++i) {
-        S::on_acquire();
+        S::on_acquire(nullptr, spinwise::lock_mode::x);
         if (i % 10 == 0) {
           sw::wait_record w;
           w.rounds = 2;
           w.wait_ticks = 5;
-          S::on_contended(w);
+          S::on_contended(w, spinwise::lock_mode::x);
         }
       }
       done.fetch_add(1);
@@ -136,12 +136,12 @@ TEST(LockStats, DiffAcrossACounterWrapIsExact) {
   sw::wait_record big;
   big.rounds = ~std::uint64_t{0} - 10;  // 11 below the wrap
   big.wait_ticks = 1;
-  S::on_contended(big);
+  S::on_contended(big, spinwise::lock_mode::x);
   const sw::stats_snapshot before = sw::take_stats_snapshot();
   sw::wait_record w;
   w.rounds = 25;  // crosses 2^64
   w.wait_ticks = 1;
-  S::on_contended(w);
+  S::on_contended(w, spinwise::lock_mode::x);
   const sw::stats_snapshot after = sw::take_stats_snapshot();
   const sw::lock_class_stats* raw = find_class(after, "test.wrap");
   ASSERT_NE(raw, nullptr);
@@ -158,8 +158,8 @@ TEST(LockStats, ResetCountsFromZeroAgain) {
   using S = sw::class_stats<reset_class>;
   sw::wait_record w;
   w.wait_ticks = 1u << 20;
-  for (int i = 0; i < 5; ++i) S::on_acquire();
-  S::on_contended(w);
+  for (int i = 0; i < 5; ++i) S::on_acquire(nullptr, spinwise::lock_mode::x);
+  S::on_contended(w, spinwise::lock_mode::x);
   sw::reset_stats();
   const sw::stats_snapshot z = sw::take_stats_snapshot();
   const sw::lock_class_stats* zero = find_class(z, "test.reset");
@@ -167,9 +167,9 @@ TEST(LockStats, ResetCountsFromZeroAgain) {
   EXPECT_EQ(zero->totals.acquisitions, 0u);
   EXPECT_EQ(zero->totals.contended, 0u);
   EXPECT_EQ(zero->totals.max_wait_ticks, 0u);
-  S::on_acquire();
+  S::on_acquire(nullptr, spinwise::lock_mode::x);
   w.wait_ticks = 8;
-  S::on_contended(w);
+  S::on_contended(w, spinwise::lock_mode::x);
   const sw::stats_snapshot s = sw::take_stats_snapshot();
   const sw::lock_class_stats* c = find_class(s, "test.reset");
   ASSERT_NE(c, nullptr);
@@ -372,7 +372,7 @@ TEST(LockStats, TextAndJsonReports) {
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(json)) << json;
   EXPECT_EQ(j.at("format"), "spinwise.lock_stats");
-  EXPECT_EQ(j.at("version"), 3);
+  EXPECT_EQ(j.at("version"), 4);
   EXPECT_DOUBLE_EQ(j.at("wall_seconds").get<double>(), 2.5);
   EXPECT_DOUBLE_EQ(j.at("process_cpu_seconds").get<double>(), 0.5);
   EXPECT_EQ(j.at("counter_hz").get<std::uint64_t>(), 1'000'000'000u);
@@ -406,7 +406,9 @@ TEST(LockStats, TextAndJsonReports) {
   ASSERT_EQ(hist.size(), sw::kWaitHistogramBuckets);
   for (std::size_t b = 0; b < sw::kWaitHistogramBuckets; ++b)
     EXPECT_EQ(hist[b].get<std::uint64_t>(), t.histogram[b]) << b;
-  EXPECT_EQ(jb.size(), 1 + std::size(counters) + std::size(derived) + 1)
+  ASSERT_TRUE(jb.contains("modes"));
+  EXPECT_EQ(jb.at("modes").size(), 1u) << "a totals object without per-mode counts lists x alone";
+  EXPECT_EQ(jb.size(), 1 + std::size(counters) + std::size(derived) + 1 + 1)
       << "fields added or lost: " << jb.dump();
 
   // Text: the header, then three lines per class, longest total wait first, read back by value.
@@ -478,7 +480,7 @@ struct preempted_waiter {
 TEST(LockStats, PreemptedSnoozeCountsAtItsRelaxCost) {
   using meter = sw::detail::wait_meter<sw::class_stats<clip_class>>;
   const double hz = static_cast<double>(sw::counter_frequency());
-  meter m;
+  meter m(nullptr, sw::lock_mode::x, {});
   preempted_waiter w;
   m.snooze(w);
   m.snooze(w);

@@ -28,7 +28,8 @@
 //
 // The layout is part of the ABI: the symbols carry a version, and modules built from spinwise
 // versions with different layouts keep separate states rather than share a misread one. v2: the
-// statistics shards (lock_stats.hpp) gained a counter.
+// statistics shards (lock_stats.hpp) gained a counter. v3: the shards count per lock mode and carry
+// the class's run-time switches; the thread state points at the thread's lock tracking record.
 
 #include <atomic>
 #include <cstddef>
@@ -112,13 +113,15 @@ struct process_state {
 struct thread_state {
   std::uint64_t jitter = 0;  // 0 = not seeded yet
   bool stats_exiting = false;
+  bool tracking_exiting = false;
+  void* tracked = nullptr;  // the thread's detail::tracked_thread (lock_tracking.hpp), once it has one
 };
 
-SPINWISE_PROCESS_WIDE inline process_state shared_process_state_v2;
-SPINWISE_PROCESS_WIDE inline thread_local thread_state shared_thread_state_v2;
+SPINWISE_PROCESS_WIDE inline process_state shared_process_state_v3;
+SPINWISE_PROCESS_WIDE inline thread_local thread_state shared_thread_state_v3;
 
-SPINWISE_ALWAYS_INLINE process_state& process() noexcept { return shared_process_state_v2; }
-SPINWISE_ALWAYS_INLINE thread_state& this_thread_state() noexcept { return shared_thread_state_v2; }
+SPINWISE_ALWAYS_INLINE process_state& process() noexcept { return shared_process_state_v3; }
+SPINWISE_ALWAYS_INLINE thread_state& this_thread_state() noexcept { return shared_thread_state_v3; }
 
 inline bool key_equals(const char* a, std::size_t alen, std::string_view b) noexcept {
   return alen == b.size() && (alen == 0 || std::memcmp(a, b.data(), alen) == 0);
@@ -158,7 +161,7 @@ SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key,
   return s == nullptr ? nullptr : &s->value;
 }
 
-enum object_kind : int { kStatsClassObject = 1, kKnobClassObject = 2 };
+enum object_kind : int { kStatsClassObject = 1, kKnobClassObject = 2, kTrackingObject = 3 };
 
 // The process-wide object of `kind` named `key`: the existing one, or `make()` (called under
 // lists_lock; it returns a new object or nullptr) published under that name. Slow: callers cache

@@ -17,8 +17,10 @@ namespace spinwise::detail {
 
 // Measures one contended acquisition for a lock's statistics policy. A lock's slow path routes its
 // snoozes, yields and parks through it and calls done() once it holds the lock.
+// It is made with the lock, the mode and the site of the wait (for the lock class's tracking).
 template <class Stats, bool = Stats::enabled>
 struct wait_meter {
+  wait_meter(const void*, lock_mode, lock_site) noexcept {}
   template <class Waiter>
   void snooze(Waiter& w) noexcept {
     w.snooze();
@@ -34,6 +36,16 @@ template <class Stats>
 struct wait_meter<Stats, true> {
   std::uint64_t start = read_counter();
   wait_record r;
+  lock_mode mode;
+  bool tracked;  // the wait is listed (tracking on): unlisted when it ends, in the lock or not
+
+  wait_meter(const void* lock, lock_mode m, lock_site site) noexcept
+      : mode(m), tracked(Stats::wait_begin(lock, m, site, start)) {}
+  ~wait_meter() {
+    if (tracked) Stats::wait_end();
+  }
+  wait_meter(const wait_meter&) = delete;
+  wait_meter& operator=(const wait_meter&) = delete;
 
   // A snooze is timed by the counter, so a thread descheduled in the middle of one would count
   // its time off the CPU as spinning (on an oversubscribed machine that multiplied the spin CPU
@@ -66,7 +78,7 @@ struct wait_meter<Stats, true> {
     // that wait took no measurable time, not 2^64 ticks.
     const std::uint64_t now = read_counter();
     r.wait_ticks = now > start ? now - start : 0;
-    Stats::on_contended(r);
+    Stats::on_contended(r, mode);
   }
 
   // The ticks a snooze of `relaxes` relaxes costing `ticks_per_relax` each is counted at.
@@ -103,6 +115,8 @@ template <class Policy, class Stats>
 class park_episodes {
  public:
   typename Policy::waiter w;  // the current episode's
+
+  park_episodes(const void* lock, lock_mode m, lock_site site = {}) noexcept : m_(lock, m, site) {}
 
   // One step of the episode; false when it is over and the caller should park.
   bool pause() noexcept {
@@ -142,6 +156,8 @@ template <class Policy, class Stats>
 class spin_then_yield {
  public:
   typename Policy::waiter w;
+
+  spin_then_yield(const void* lock, lock_mode m, lock_site site = {}) noexcept : m_(lock, m, site) {}
 
   void pause() noexcept {
     if (!w.is_completed()) {

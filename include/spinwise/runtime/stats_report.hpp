@@ -39,6 +39,10 @@ stats_snapshot diff_stats(const stats_snapshot& before, const stats_snapshot& af
 // Makes the next snapshots count from now (keeps a baseline; the maximum waits restart at 0).
 void reset_stats();
 
+// Whether the reports list mode m of a class: x always (a mutex's only mode), s and sx once any of
+// their counters is non-zero. The text, the JSON's "modes" and the Prometheus samples agree.
+bool mode_reported(const lock_stats_totals& t, lock_mode m);
+
 // Derived figures of one class in a snapshot.
 struct lock_class_summary {
   double spin_rounds_per_wait = 0;  // rounds / contended acquisitions (InnoDB's "Spin rounds per wait")
@@ -75,19 +79,21 @@ std::string format_stats_text(const stats_snapshot& s);
 
 // The same as one JSON object, for monitoring exporters: {"format": kStatsFormat, "version":
 // kStatsFormatVersion, "wall_seconds", "process_cpu_seconds", "counter_hz", "classes": [{"name",
-// each counter of kLockStatsCounters under its key, "max_wait_ticks", each figure of
-// kLockClassFigures, "wait_histogram_log2_ticks": [...]}]}. Counters are integers, figures
-// doubles that read back exactly. Version 1 named the format "schema" and printed figures with
-// 6 significant digits; version 3 added "spin_won" and "spin_efficiency".
+// each counter of kLockStatsCounters under its key, "modes": {"x"|"s"|"sx": {each counter}} for
+// the modes mode_reported lists, "max_wait_ticks", each figure of kLockClassFigures,
+// "wait_histogram_log2_ticks": [...]}]}. Counters are integers, figures doubles that read back
+// exactly. Version 1 named the format "schema" and printed figures with 6 significant digits;
+// version 3 added "spin_won" and "spin_efficiency"; version 4 "modes".
 inline constexpr std::string_view kStatsFormat = "spinwise.lock_stats";
-inline constexpr int kStatsFormatVersion = 3;
+inline constexpr int kStatsFormatVersion = 4;
 std::string format_stats_json(const stats_snapshot& s);
 
 // The same in the Prometheus text exposition format (version 0.0.4), for a /metrics endpoint or
 // node_exporter's textfile collector: one family per counter of kLockStatsCounters, named
 // spinwise_lock_<key>_total (spin ticks as seconds: spinwise_lock_spin_seconds_total; the wait
-// ticks are the histogram's _sum), each with # HELP and # TYPE and one sample per class,
-// labelled class="<name>" (backslash, double quote and newline escaped); the wait histogram as a
+// ticks are the histogram's _sum), each with # HELP and # TYPE and one sample per class and mode,
+// labelled class="<name>" (backslash, double quote and newline escaped) and mode="x"|"s"|"sx" (the
+// modes mode_reported lists; sum by class for the class's total); the wait histogram as a
 // histogram family spinwise_lock_wait_seconds (cumulative buckets, le in seconds, +Inf, _sum,
 // _count); gauges spinwise_lock_max_wait_seconds and spinwise_lock_spin_efficiency; and the
 // snapshot's process CPU and wall seconds. Counter values are integers, exactly the JSON's.
