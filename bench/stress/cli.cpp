@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spinwise/knob_registry.hpp"
+#include "spinwise/runtime/lock_watch.hpp"
 #include "spinwise/version.hpp"
 
 namespace spinwise::stress {
@@ -27,6 +28,22 @@ std::string list_locks_text() {
     o << ")\n";
   }
   return o.str();
+}
+
+// A flag's whole number of ms in 1..max; else std::invalid_argument naming the flag and the text.
+std::uint32_t ms_in_range(const char* flag, const std::string& text, std::uint32_t max) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || v < 1 || v > max) {
+    throw std::invalid_argument(std::string(flag) + " must be a whole number in 1.." + std::to_string(max) +
+                                " (ms), got '" + text + "'");
+  }
+  return static_cast<std::uint32_t>(v);
 }
 
 }  // namespace
@@ -105,6 +122,18 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
       ->capture_default_str();
   app.add_option("--pages", w.pages, "hot-page: pages (each with its own latch)")->capture_default_str();
   app.add_option("--sample-ms", w.sample_ms, "running-thread sampling period")->capture_default_str();
+  // Text, so that a bad value, out of range or no number, gets one message (ms_in_range).
+  std::string stall_ms, stuck_ms;
+  auto* o_stall = app.add_option("--stall-holder-ms", stall_ms,
+                                 "fault, once per run: the first latch acquisition after the middle of "
+                                 "the planned window ((warmup + duration) / 2 s into the run) keeps its "
+                                 "latch this many ms longer, asleep; 1..600000");
+  auto* o_stuck = app.add_option("--stuck-after-ms", stuck_ms,
+                                 "track the stress locks' holders and waiters and report each wait that "
+                                 "lasts this long (one line on stderr unless --quiet; the JSON's "
+                                 "stuck_reports); sites: hybrid_mutex, hybrid_shared_mutex, sx_lock; the "
+                                 "std locks are not tracked; 1..86400000");
+  for (auto* opt : {o_stall, o_stuck}) opt->type_name("MS");
   app.add_option("--json", o.json_path, "write the run(s) as JSON to this file (- for stdout)");
   app.add_option("--csv", o.csv_path, "write the run(s) as CSV to this file (- for stdout)");
   app.add_option(
@@ -196,6 +225,9 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
       throw std::invalid_argument("--cpu-model must be broadwell, skylake or native, not '" + cpu_s + "'");
     }
     if (o_relax->count() > 0) w.cpu = cpu_model::custom;
+    if (o_stall->count() > 0)
+      w.stall_holder_ms = ms_in_range("--stall-holder-ms", stall_ms, kMaxStallHolderMs);
+    if (o_stuck->count() > 0) o.stuck_after_ms = ms_in_range("--stuck-after-ms", stuck_ms, kMaxStuckAfterMs);
     w.duration_s = duration;
     w.warmup_s = warmup;
     if (w.threads == 0 && app.count("--threads") > 0)
@@ -312,9 +344,10 @@ std::vector<std::string> split_setting(const std::string& text) {
 // Flags that say how to run or what to write, not what a setting is.
 bool is_session_flag(const std::string& arg) {
   const std::string name = arg.substr(0, arg.find('='));
-  for (const char* f : {"--compare", "--sweep", "--sweep-delays", "--sweep-cpus", "--sweep-unit-ns",
-                        "--repeat", "--order-seed", "--dry-run", "--json", "--csv", "--png", "--out-dir",
-                        "--quiet", "--list-locks", "--list-knobs", "--help", "-h", "--version"}) {
+  for (const char* f :
+       {"--compare", "--sweep", "--sweep-delays", "--sweep-cpus", "--sweep-unit-ns", "--repeat",
+        "--order-seed", "--dry-run", "--json", "--csv", "--png", "--out-dir", "--stuck-after-ms", "--quiet",
+        "--list-locks", "--list-knobs", "--help", "-h", "--version"}) {
     if (name == f) return true;
   }
   return false;

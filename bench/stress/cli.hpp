@@ -28,6 +28,9 @@ struct cli_options {
   std::string json_path, csv_path, png_path;  // "-" = standard output (json, csv)
   std::string metrics_path;                   // the lock statistics, Prometheus text format ("-" = stdout)
   std::string out_dir;                        // sweep: where unnamed outputs go
+  // --stuck-after-ms: track the stress locks and report waits longer than this, over the whole
+  // session (stuck_watch.hpp); 0: off.
+  std::uint32_t stuck_after_ms = 0;
   // Repeats and settings (run_plan.hpp): runs per setting (5 with --compare, else 1), their
   // interleaving, --compare's settings (two or more, lettered A, B, ...; each its own flags parsed
   // onto the base configuration) and --dry-run (print the plan, run nothing).

@@ -9,7 +9,8 @@
 // `min_requests` requests if that is later, and never after `max_duration_s`.
 //
 // --relax-drift starts the emulated relax's pattern at the run's start, before any thread, and
-// stops it after the last join (drift_scope).
+// stops it after the last join (drift_scope). --stall-holder-ms is armed at the middle of the
+// planned window (scenario.hpp holder_stall); a stall that outlasts the window delays the join.
 
 #include <algorithm>
 #include <atomic>
@@ -81,7 +82,8 @@ class drift_scope {
 
 class engine {
  public:
-  explicit engine(const workload_config& c) : cfg_(c), scenario_(make_scenario(c)), workers_(c.threads) {
+  explicit engine(const workload_config& c)
+      : cfg_(c), stall_(c.stall_holder_ms), scenario_(make_scenario(c, stall_)), workers_(c.threads) {
     for (unsigned i = 0; i < c.clients; ++i) {
       slots_.push_back(std::make_unique<request_slot>());
       if (c.verify) slots_.back()->executed = std::vector<std::atomic<std::uint8_t>>(c.fanout);
@@ -119,6 +121,7 @@ class engine {
   void add_accounting(run_result& res) const;
 
   const workload_config& cfg_;
+  holder_stall stall_;  // before scenario_, whose latches refer to it
   std::unique_ptr<scenario_workload> scenario_;
   std::vector<worker_stats> workers_;
   std::vector<std::unique_ptr<request_slot>> slots_;
@@ -295,6 +298,10 @@ window_edges engine::measure_window(clock_type::time_point t_start) {
   std::this_thread::sleep_until(at(cfg_.warmup_s));
   w.a = instant::now();
   measuring_.store(true, std::memory_order_relaxed);
+  if (cfg_.stall_holder_ms > 0) {
+    std::this_thread::sleep_until(at((cfg_.warmup_s + cfg_.duration_s) / 2));
+    stall_.arm();
+  }
   std::this_thread::sleep_until(at(cfg_.duration_s));
   const clock_type::time_point last = at(cfg_.max_duration_s);
   for (;;) {
@@ -402,6 +409,7 @@ run_result engine::run() {
   stop_threads();
   res.total_s = seconds(clock_type::now() - t_start);
   res.window_s = seconds(w.b.wall - w.a.wall);
+  res.holder_stalled = stall_.fired();
   if (cfg_.relax_drift > 1.0) {
     const drift_pattern p{cfg_.relax_drift, drift_seed(cfg_.seed)};
     res.drift_mean_level =

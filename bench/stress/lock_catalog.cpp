@@ -5,6 +5,8 @@
 #include <new>
 #include <shared_mutex>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "counted_policy.hpp"
 #include "emulated_relaxer.hpp"
@@ -58,27 +60,52 @@ struct alignas(kCacheLinePad) padded {
 // cannot follow: the scenarios pair every acquire with its release themselves (scenario.hpp).
 #define STRESS_UNCHECKED SPINWISE_NO_THREAD_SAFETY_ANALYSIS
 
+// L's lock(), lock_shared(), try_lock() and try_lock_shared() with the caller's lock_site where L
+// takes one (hybrid_mutex, hybrid_shared_mutex, sx_lock: tracking lists the site), else without.
+#define STRESS_AT_SITE(fn)                                                                                  \
+  template <class L, class = void>                                                                          \
+  struct fn##_takes_site : std::false_type {};                                                              \
+  template <class L>                                                                                        \
+  struct fn##_takes_site<L, std::void_t<decltype(std::declval<L&>().fn(lock_site{}))>> : std::true_type {}; \
+  template <class L>                                                                                        \
+  auto fn##_at(L& l, lock_site site) STRESS_UNCHECKED {                                                     \
+    if constexpr (fn##_takes_site<L>::value) {                                                              \
+      return l.fn(site);                                                                                    \
+    } else {                                                                                                \
+      return l.fn();                                                                                        \
+    }                                                                                                       \
+  }
+STRESS_AT_SITE(lock)
+STRESS_AT_SITE(lock_shared)
+STRESS_AT_SITE(try_lock)
+STRESS_AT_SITE(try_lock_shared)
+#undef STRESS_AT_SITE
+
 template <class L, bool Shared>
 class latch_array final : public latch_set {
  public:
   explicit latch_array(std::size_t n) : n_(n), latches_(new padded<L>[n]) {}
   std::size_t size() const noexcept override { return n_; }
   bool shared_capable() const noexcept override { return Shared; }
-  bool try_lock(std::size_t i) noexcept override STRESS_UNCHECKED { return latches_[i].lock.try_lock(); }
-  void lock(std::size_t i) noexcept override STRESS_UNCHECKED { latches_[i].lock.lock(); }
+  bool try_lock(std::size_t i, lock_site site) noexcept override STRESS_UNCHECKED {
+    return try_lock_at(latches_[i].lock, site);
+  }
+  void lock(std::size_t i, lock_site site) noexcept override STRESS_UNCHECKED {
+    lock_at(latches_[i].lock, site);
+  }
   void unlock(std::size_t i) noexcept override STRESS_UNCHECKED { latches_[i].lock.unlock(); }
-  bool try_lock_shared(std::size_t i) noexcept override STRESS_UNCHECKED {
+  bool try_lock_shared(std::size_t i, lock_site site) noexcept override STRESS_UNCHECKED {
     if constexpr (Shared) {
-      return latches_[i].lock.try_lock_shared();
+      return try_lock_shared_at(latches_[i].lock, site);
     } else {
-      return latches_[i].lock.try_lock();
+      return try_lock_at(latches_[i].lock, site);
     }
   }
-  void lock_shared(std::size_t i) noexcept override STRESS_UNCHECKED {
+  void lock_shared(std::size_t i, lock_site site) noexcept override STRESS_UNCHECKED {
     if constexpr (Shared) {
-      latches_[i].lock.lock_shared();
+      lock_shared_at(latches_[i].lock, site);
     } else {
-      latches_[i].lock.lock();
+      lock_at(latches_[i].lock, site);
     }
   }
   void unlock_shared(std::size_t i) noexcept override STRESS_UNCHECKED {
@@ -195,6 +222,9 @@ const std::vector<entry>& entries() {
 }
 
 }  // namespace
+
+void set_stress_tracking(bool on) noexcept { stress_stats::set_tracking(on); }
+bool stress_tracking() noexcept { return stress_stats::tracking(); }
 
 const std::vector<lock_info>& lock_catalog() {
   static const std::vector<lock_info> v = [] {

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "spinwise/lock_site.hpp"
+
 namespace spinwise::stress {
 
 // The lock statistics class (<spinwise/lock_stats.hpp>) of the stress locks that take one.
@@ -31,6 +33,11 @@ struct stress_latch_class {
   static constexpr std::string_view name = "stress_latch";
 };
 inline constexpr std::string_view kStressLatchClass = stress_latch_class::name;
+
+// Lock tracking of kStressLatchClass (<spinwise/runtime/lock_watch.hpp>): who holds and who waits
+// for each stress lock, for --stuck-after-ms. Settable before any stress lock is used.
+void set_stress_tracking(bool on) noexcept;
+bool stress_tracking() noexcept;
 
 enum class policy_kind : std::uint8_t { innodb, time, exp_backoff, no_backoff, none };
 
@@ -71,12 +78,14 @@ class latch_set {
   virtual ~latch_set() = default;
   virtual std::size_t size() const noexcept = 0;
   virtual bool shared_capable() const noexcept = 0;
-  virtual bool try_lock(std::size_t i) noexcept = 0;
-  virtual void lock(std::size_t i) noexcept = 0;
+  // `site` reaches the locks that take one (their tracked holds and waits name it); the others
+  // ignore it.
+  virtual bool try_lock(std::size_t i, lock_site site) noexcept = 0;
+  virtual void lock(std::size_t i, lock_site site) noexcept = 0;
   virtual void unlock(std::size_t i) noexcept = 0;
   // Exclusive-only locks take these exclusively.
-  virtual bool try_lock_shared(std::size_t i) noexcept = 0;
-  virtual void lock_shared(std::size_t i) noexcept = 0;
+  virtual bool try_lock_shared(std::size_t i, lock_site site) noexcept = 0;
+  virtual void lock_shared(std::size_t i, lock_site site) noexcept = 0;
   virtual void unlock_shared(std::size_t i) noexcept = 0;
 };
 

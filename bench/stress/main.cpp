@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "report.hpp"
 #include "session.hpp"
 #include "spinwise/runtime/stats_report.hpp"
+#include "stuck_watch.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -144,7 +146,19 @@ int run(const cli_options& o) {
   }
   nlohmann::json extra = nlohmann::json::object();
   if (o.sweep) extra["sweep"] = sweep_grid(o, human);
+  std::optional<stuck_watch> watch;  // before the first run builds its latches (stuck_watch.hpp)
+  if (o.stuck_after_ms > 0) watch.emplace(o.stuck_after_ms, !o.quiet);
   run_session(s, o, run_workload, human);
+  if (watch) {
+    watch->stop();  // before the outputs: no report arrives while they are written
+    const std::vector<spinwise::stuck_wait_report> reports = watch->reports();
+    extra["stuck_reports"] = stuck_reports_json(reports);
+    if (!o.quiet) {
+      human << "stuck waits reported: " << reports.size() << " (waits of " << o.stuck_after_ms
+            << " ms or more, --stuck-after-ms)\n"
+            << std::flush;
+    }
+  }
 
   bool ok = true;
   if (!paths.json.empty()) ok &= write_to(paths.json, session_document(s, extra).dump(2) + "\n");

@@ -202,6 +202,7 @@ nlohmann::json to_json(const run_result& r) {
                  {"rows_per_page", c.rows_per_page},
                  {"pages", c.pages},
                  {"sample_ms", c.sample_ms},
+                 {"stall_holder_ms", c.stall_holder_ms},
                  {"repeat", r.repeat},
                  {"setting", r.setting}};
   j["emulation"] = {{"native_relax", to_string(r.native_kind)},
@@ -278,6 +279,7 @@ nlohmann::json to_json(const run_result& r) {
                      {"selects", r.selects},           {"insert_waits", r.insert_waits},
                      {"update_waits", r.update_waits}, {"select_waits", r.select_waits}};
   }
+  j["holder_stalled"] = r.holder_stalled;
   j["accounting"] = {{"requests_issued", r.requests_issued},
                      {"requests_completed", r.requests_completed_all},
                      {"subqueries_executed", r.subqueries_executed_all},
@@ -465,6 +467,15 @@ std::string format_run(const run_result& r) {
         r.latch_waits_per_s, r.requests_per_s,
         r.requests_per_s > 0 ? 100.0 * r.latch_waits_per_s / r.requests_per_s : 0.0, r.inserts / w,
         r.insert_waits / w, r.updates / w, r.update_waits / w, r.selects / w, r.select_waits / w);
+    o << buf;
+  }
+  if (c.stall_holder_ms > 0) {
+    std::snprintf(buf, sizeof buf,
+                  r.holder_stalled
+                      ? "  stalled holder: one latch held %u ms longer, once, from the window's middle\n"
+                      : "  stalled holder: none (armed for %u ms at the window's middle; no acquisition "
+                        "followed)\n",
+                  c.stall_holder_ms);
     o << buf;
   }
   if (!r.semaphores.empty()) o << r.semaphores;

@@ -19,7 +19,9 @@ namespace spinwise::stress {
 inline constexpr const char* kJsonFormat = "spinwise.stress";
 // Version 2 (spinwise 0.3.0) added "settings" (a summary per setting), "order", "compare", each run's
 // "setting", config.min_requests / max_duration_s / calibrate_ms and the latencies' p95_ns; version 1
-// readers of "runs" find every field they knew.
+// readers of "runs" find every field they knew. Added since, within version 2: each run's
+// config.stall_holder_ms and holder_stalled, and with --stuck-after-ms the document's
+// "stuck_reports" (stuck_watch.hpp; absent without it, [] when no wait was stuck).
 inline constexpr int kJsonVersion = 2;
 
 // The machine the numbers come from (committed results must name it): the runtime's machine

@@ -111,6 +111,10 @@ struct run_result {
   std::uint64_t inserts = 0, updates = 0, selects = 0;
   std::uint64_t insert_waits = 0, update_waits = 0, select_waits = 0;
 
+  // --stall-holder-ms: whether a holder did stall (a run that ended before any acquisition after
+  // the window's middle has none)
+  bool holder_stalled = false;
+
   // accounting: every sub-query counted once (the tests check these; nonzero errors mean a bug)
   std::uint64_t requests_issued = 0, requests_completed_all = 0, subqueries_executed_all = 0;
   std::uint64_t subqueries_in_cut_requests = 0;

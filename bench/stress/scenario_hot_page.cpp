@@ -28,7 +28,8 @@ enum statement : std::uint8_t { kInsert = 0, kUpdate = 1, kSelect = 2 };
 
 class hot_page_workload final : public scenario_workload {
  public:
-  explicit hot_page_workload(const workload_config& c) : cfg_(c), latches_(c.lock, c.pages), pages_(c.pages) {
+  hot_page_workload(const workload_config& c, holder_stall& stall)
+      : cfg_(c), latches_(c.lock, c.pages, stall), pages_(c.pages) {
     statement_kinds_.insert(statement_kinds_.end(), c.inserts, kInsert);
     statement_kinds_.insert(statement_kinds_.end(), c.updates, kUpdate);
     statement_kinds_.insert(statement_kinds_.end(), c.selects, kSelect);
@@ -67,7 +68,7 @@ class hot_page_workload final : public scenario_workload {
   void insert(worker_stats& w, bool measuring) {
     const std::uint64_t key = next_key_.fetch_add(1, std::memory_order_relaxed);
     const std::size_t p = static_cast<std::size_t>((key / cfg_.rows_per_page) % cfg_.pages);
-    write_page(w, p, &w.insert_waits, &w.inserts, measuring, [&](page_data& pg) {
+    write_page(w, p, &w.insert_waits, &w.inserts, measuring, SPINWISE_SITE, [&](page_data& pg) {
       pg.rows = key % cfg_.rows_per_page + 1;
       pg.checksum += key;
     });
@@ -76,15 +77,17 @@ class hot_page_workload final : public scenario_workload {
   // A random page, exclusively.
   void update(worker_stats& w, rng& r, bool measuring) {
     const std::size_t p = r.below(cfg_.pages);
-    write_page(w, p, &w.update_waits, &w.updates, measuring, [&](page_data& pg) { pg.checksum ^= r.next(); });
+    write_page(w, p, &w.update_waits, &w.updates, measuring, SPINWISE_SITE,
+               [&](page_data& pg) { pg.checksum ^= r.next(); });
   }
 
   // Page p under its latch, exclusively: `change` it and bump its version, which the exclusion
-  // check counts against the writes. `waits` and `done` are the statement kind's counters.
+  // check counts against the writes. `waits` and `done` are the statement kind's counters, `site`
+  // its line (the insert's or the update's, as lock tracking reports it).
   template <class Change>
   void write_page(worker_stats& w, std::size_t p, std::uint64_t* waits, std::uint64_t* done, bool measuring,
-                  Change&& change) {
-    const std::uint64_t t = latches_.acquire(w, p, false, waits, measuring);
+                  lock_site site, Change&& change) {
+    const std::uint64_t t = latches_.acquire(w, p, false, waits, measuring, site);
     page_data& pg = pages_[p];
     change(pg);
     ++pg.version;
@@ -97,7 +100,7 @@ class hot_page_workload final : public scenario_workload {
   // A random page, shared.
   void select(worker_stats& w, rng& r, bool measuring) {
     const std::size_t p = r.below(cfg_.pages);
-    const std::uint64_t t = latches_.acquire(w, p, true, &w.select_waits, measuring);
+    const std::uint64_t t = latches_.acquire(w, p, true, &w.select_waits, measuring, SPINWISE_SITE);
     const page_data& pg = pages_[p];
     w.read_sink += pg.rows + pg.version + pg.checksum;
     busy_work_ns(cfg_.cs_ns);
@@ -114,8 +117,8 @@ class hot_page_workload final : public scenario_workload {
 
 }  // namespace
 
-std::unique_ptr<scenario_workload> make_hot_page(const workload_config& c) {
-  return std::make_unique<hot_page_workload>(c);
+std::unique_ptr<scenario_workload> make_hot_page(const workload_config& c, holder_stall& stall) {
+  return std::make_unique<hot_page_workload>(c, stall);
 }
 
 }  // namespace spinwise::stress

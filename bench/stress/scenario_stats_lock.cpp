@@ -21,11 +21,11 @@ struct alignas(kCacheLinePad) index_statistics {
 
 class stats_lock_workload final : public scenario_workload {
  public:
-  explicit stats_lock_workload(const workload_config& c) : cfg_(c), latch_(c.lock, 1) {}
+  stats_lock_workload(const workload_config& c, holder_stall& stall) : cfg_(c), latch_(c.lock, 1, stall) {}
 
   void subquery(worker_stats& w, rng&, bool measuring) override {
     busy_work_ns(cfg_.work_before_ns);
-    const std::uint64_t t = latch_.acquire(w, 0, false, nullptr, measuring);
+    const std::uint64_t t = latch_.acquire(w, 0, false, nullptr, measuring, SPINWISE_SITE);
     ++stats_.updates;
     stats_.rows_estimate = stats_.rows_estimate * 31 + 7;
     busy_work_ns(cfg_.cs_ns);
@@ -48,8 +48,8 @@ class stats_lock_workload final : public scenario_workload {
 
 }  // namespace
 
-std::unique_ptr<scenario_workload> make_stats_lock(const workload_config& c) {
-  return std::make_unique<stats_lock_workload>(c);
+std::unique_ptr<scenario_workload> make_stats_lock(const workload_config& c, holder_stall& stall) {
+  return std::make_unique<stats_lock_workload>(c, stall);
 }
 
 }  // namespace spinwise::stress

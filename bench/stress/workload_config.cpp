@@ -115,6 +115,12 @@ void check_emulation(const workload_config& c) {
               num(c.relax_drift));
 }
 
+void check_faults(const workload_config& c) {
+  require(c.stall_holder_ms <= kMaxStallHolderMs,
+          "--stall-holder-ms must be in 1.." + std::to_string(kMaxStallHolderMs) + " ms (0: no stall), got " +
+              std::to_string(c.stall_holder_ms));
+}
+
 }  // namespace
 
 // The checks run in this order, so a command line with several bad values is told about the same
@@ -127,6 +133,7 @@ workload_config resolve(workload_config c) {
   check_hot_page(c);
   check_sampling(c);
   check_emulation(c);
+  check_faults(c);
   resolve_policy(c.lock);  // unknown lock, wrong policy or a knob the policy lacks
   return c;
 }

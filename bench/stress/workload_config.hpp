@@ -23,6 +23,9 @@ unsigned available_cpus();
 // The incident ran 100+ threads on 8 cores: the same 12.5 threads per CPU here, at least 2.
 unsigned default_threads(unsigned cpus);
 
+// Ten minutes: a stall that outlasts any sensible run, and still a bound on how long one can hang.
+inline constexpr std::uint32_t kMaxStallHolderMs = 600'000;
+
 struct workload_config {
   scenario sc = scenario::stats_lock;
   lock_choice lock;  // empty lock name: the scenario's default lock
@@ -52,7 +55,10 @@ struct workload_config {
   unsigned rows_per_page = 80;
   unsigned pages = 1024;
   double sample_ms = 10;  // running-thread sampling period
-  bool verify = false;    // track every sub-query index (accounting tests)
+  // --stall-holder-ms: one latch holder sleeps this long, once, in the middle of the window
+  // (scenario.hpp holder_stall); 0: none. At most kMaxStallHolderMs.
+  std::uint32_t stall_holder_ms = 0;
+  bool verify = false;  // track every sub-query index (accounting tests)
 };
 
 // Fills the zero / negative "default" fields. Throws std::invalid_argument for values out of

@@ -70,10 +70,11 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
     detail::tsan::post_lock(this, 0);
   }
 
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
+  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) { return try_lock(lock_site{}); }
+  [[nodiscard]] bool try_lock(lock_site site) noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = try_acquire();
-    if (ok) Stats::on_acquire(this, lock_mode::x);
+    if (ok) Stats::on_acquire(this, lock_mode::x, site);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
   }

@@ -106,10 +106,11 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     detail::tsan::post_lock(this, 0);
   }
 
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
+  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) { return try_lock(lock_site{}); }
+  [[nodiscard]] bool try_lock(lock_site site) noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
-    if (ok) Stats::on_acquire(this, lock_mode::x);
+    if (ok) Stats::on_acquire(this, lock_mode::x, site);
     detail::tsan::post_lock(this, try_flags(0, ok));
     return ok;
   }
@@ -163,9 +164,12 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   // Fails while a writer is inside or draining the readers (writer preference), never
   // spuriously otherwise.
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    return try_lock_shared(lock_site{});
+  }
+  [[nodiscard]] bool try_lock_shared(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
-    if (ok) Stats::on_acquire(this, lock_mode::s);
+    if (ok) Stats::on_acquire(this, lock_mode::s, site);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }

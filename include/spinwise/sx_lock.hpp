@@ -124,7 +124,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     tsan_token_acquired(0);
   }
 
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
+  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) { return try_lock(lock_site{}); }
+  [[nodiscard]] bool try_lock(lock_site site) noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
@@ -135,7 +136,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
-    if (ok) Stats::on_acquire(this, lock_mode::x);
+    if (ok) Stats::on_acquire(this, lock_mode::x, site);
     detail::tsan::post_lock(this, try_flags(0, ok));
     if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;
@@ -170,6 +171,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   // Fails while X is held or reserved (an X request or an upgrade is waiting for S to drain).
   [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    return try_lock_shared(lock_site{});
+  }
+  [[nodiscard]] bool try_lock_shared(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
@@ -181,7 +185,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
-    if (ok) Stats::on_acquire(this, lock_mode::s);
+    if (ok) Stats::on_acquire(this, lock_mode::s, site);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     return ok;
   }
@@ -214,6 +218,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   }
 
   [[nodiscard]] bool try_lock_sx() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    return try_lock_sx(lock_site{});
+  }
+  [[nodiscard]] bool try_lock_sx(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
     detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
     std::uint32_t s = state_.load(std::memory_order_relaxed);
     bool ok = false;
@@ -224,7 +231,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
         break;
       }
     }
-    if (ok) Stats::on_acquire(this, lock_mode::sx);
+    if (ok) Stats::on_acquire(this, lock_mode::sx, site);
     detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
     if (ok) tsan_token_acquired(detail::tsan::kTryLock);
     return ok;

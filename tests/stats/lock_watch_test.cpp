@@ -329,6 +329,15 @@ TEST(Watchdog, ReportsAStalledHolderOnceWithItsSite) {
     l.unlock();
   });
   await_reports(got, 1);
+  // The lock graph shows the same, InnoDB's way.
+  const std::string graph = sw::format_lock_graph_text(sw::take_lock_graph());
+  EXPECT_NE(graph.find("--Thread " + std::to_string(tid.load()) + " has waited at " + site_text(wait_site)),
+            std::string::npos)
+      << graph;
+  EXPECT_NE(graph.find("held by thread " + std::to_string(this_tid()) + " in SX mode, locked at " +
+                       site_text(hold_site)),
+            std::string::npos)
+      << graph;
   // Many more polls of the same wait: still one report.
   const std::uint64_t made = sw::watchdog_reports();
   std::this_thread::sleep_for(std::chrono::milliseconds(40));
