@@ -132,6 +132,9 @@ struct mode_shard {
 // under the class mutex by whoever flips a switch, and read (relaxed) by the owner.
 struct alignas(kCacheLinePad) stats_shard {
   std::atomic<std::uint8_t> switches{kStatsCounting};
+  // The owner's holds of this class that tracking lists (owner only): a release searches the
+  // thread's record only while it is not 0, so one tracked class costs the others nothing.
+  std::atomic<std::uint32_t> tracked_holds{0};
   mode_shard modes[kLockModes];
   std::atomic<std::uint64_t> histogram[kWaitHistogramBuckets] = {};
   stats_shard* next = nullptr;  // guarded by the class mutex
@@ -402,14 +405,17 @@ struct class_stats {
     }
   }
 
-  // Every release. Unless the thread ever tracked a lock: one thread-local load.
+  // Every release: unless the thread lists a hold of this class, a load of the line on_acquire
+  // wrote.
   SPINWISE_ALWAYS_INLINE static void on_release(const void* lock) noexcept {
-    if (SPINWISE_UNLIKELY(detail::this_thread_state().tracked != nullptr))
-      detail::untrack_hold(reinterpret_cast<std::uintptr_t>(lock));
+    detail::stats_shard* s = shard_slot();
+    if (SPINWISE_UNLIKELY(s != nullptr && s->tracked_holds.load(std::memory_order_relaxed) != 0))
+      release_slow(*s, lock);
   }
 
   static void on_mode_change(const void* lock, lock_mode m) noexcept {
-    if (SPINWISE_UNLIKELY(detail::this_thread_state().tracked != nullptr))
+    detail::stats_shard* s = shard_slot();
+    if (SPINWISE_UNLIKELY(s != nullptr && s->tracked_holds.load(std::memory_order_relaxed) != 0))
       detail::retrack_hold(reinterpret_cast<std::uintptr_t>(lock), m);
   }
 
@@ -445,11 +451,22 @@ struct class_stats {
   SPINWISE_COLD static void wait_end() noexcept { detail::untrack_wait(); }
 
  private:
+  // The calling thread's shard pointer for this class: nullptr until attached.
+  SPINWISE_ALWAYS_INLINE static detail::stats_shard*& shard_slot() noexcept {
+    thread_local detail::stats_shard* s = nullptr;  // constant-initialized: no TLS guard
+    return s;
+  }
+
   // The calling thread's shard for this class, attached on first use; nullptr if out of memory.
   SPINWISE_ALWAYS_INLINE static detail::stats_shard* shard() noexcept {
-    thread_local detail::stats_shard* s = nullptr;  // constant-initialized: no TLS guard
+    detail::stats_shard*& s = shard_slot();
     if (SPINWISE_UNLIKELY(s == nullptr)) return detail::attach_shard(record(), &s);
     return s;
+  }
+
+  SPINWISE_COLD static void release_slow(detail::stats_shard& s, const void* lock) noexcept {
+    if (detail::untrack_hold(reinterpret_cast<std::uintptr_t>(lock)))
+      s.tracked_holds.store(s.tracked_holds.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   }
 
   // An acquisition with counting off, tracking on, or without a shard.
@@ -465,8 +482,11 @@ struct class_stats {
         rec.overflow.mode(m).acquisitions.fetch_add(1, std::memory_order_relaxed);
       }
     }
-    if (sw & detail::kStatsTracking)
-      detail::track_hold(reinterpret_cast<std::uintptr_t>(lock), &rec, m, site);
+    // A thread without a shard (out of memory) is not tracked: its releases could not tell.
+    if ((sw & detail::kStatsTracking) && s != nullptr &&
+        detail::track_hold(reinterpret_cast<std::uintptr_t>(lock), &rec, m, site)) {
+      s->tracked_holds.store(s->tracked_holds.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
   }
 };
 

@@ -194,7 +194,12 @@ TEST(LockTracking, HoldsFollowUpgradeAndDowngradeAndVanishOnRelease) {
     EXPECT_EQ(holds_of(&l)[0].site, site_text(gs));
   }
   EXPECT_TRUE(holds_of(&l).empty());
+  // A hold listed before tracking is switched off is unlisted by its release all the same.
+  l.lock_shared(SPINWISE_SITE);
   sw::class_stats<modes_class>::set_tracking(false);
+  EXPECT_EQ(holds_of(&l).size(), 1u);
+  l.unlock_shared();
+  EXPECT_TRUE(holds_of(&l).empty()) << "a hold outlived its release across the switch";
   // Off: nothing is listed.
   l.lock();
   EXPECT_TRUE(holds_of(&l).empty());

@@ -141,20 +141,22 @@ SPINWISE_COLD inline tracked_thread* this_tracked_thread() noexcept {
 }
 
 // The holds and waits of the calling thread (the owner's side).
-SPINWISE_COLD inline void track_hold(std::uintptr_t lock, const stats_class_record* c, lock_mode m,
+// Lists a hold of `lock`; false when it is not listed (no record, or the stack is full).
+SPINWISE_COLD inline bool track_hold(std::uintptr_t lock, const stats_class_record* c, lock_mode m,
                                      lock_site site) noexcept {
   tracked_thread* t = this_tracked_thread();
-  if (t == nullptr) return;
+  if (t == nullptr) return false;
   const std::uint32_t n = t->holds.load(std::memory_order_relaxed);
   if (n == kTrackedHolds) {
     t->unlisted.store(t->unlisted.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-    return;
+    return false;
   }
   const std::uint64_t now = read_counter();
   t->begin();
   t->hold[n].set(lock, c, m, site, now);
   t->holds.store(n + 1, std::memory_order_release);
   t->end();
+  return true;
 }
 
 // Unlists the newest hold of `lock`; false if the thread lists none (it was taken untracked, or

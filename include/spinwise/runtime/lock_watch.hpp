@@ -15,8 +15,9 @@
 //
 // Tracking lists, per thread, the locks it holds (up to detail::kTrackedHolds deep) and the one it
 // waits for, with the mode, the site (lock(SPINWISE_SITE), or none) and since when
-// (detail/lock_tracking.hpp). It costs nothing while no thread has tracked a lock, and when on, a
-// few stores into the thread's own record per acquisition and a search of its holds per release.
+// (detail/lock_tracking.hpp). Off, it costs a release one load of the line its acquisition wrote;
+// on, a few stores into the thread's own record per acquisition and a search of its holds per
+// release.
 
 #include <cstdint>
 #include <functional>
