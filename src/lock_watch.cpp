@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -24,9 +26,10 @@ std::error_code switch_class(std::string_view name, std::uint8_t mask, bool on) 
   return {};
 }
 
-std::string trim(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+std::string trim(std::string_view v) {  // any whitespace: a spec may come from a file or a variable
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!v.empty() && space(v.front())) v.remove_prefix(1);
+  while (!v.empty() && space(v.back())) v.remove_suffix(1);
   return std::string(v);
 }
 
@@ -57,18 +60,16 @@ struct thread_copy {
   std::uint64_t unlisted = 0;
   entry_copy wait;
   std::vector<entry_copy> holds;
-  const detail::tracked_thread* record = nullptr;
 };
 
 // A consistent copy of t's record (its sequence even and unchanged around the reads); false if
-// the owner kept writing through every try.
+// the owner kept writing through every try. Called under the registry's mutex, which a thread
+// registering its first tracked lock or exiting waits for: a bounded number of tries and no
+// yield, so a snapshot holds it for microseconds.
 bool copy_thread(const detail::tracked_thread& t, thread_copy& out) {
-  for (int attempt = 0; attempt < 256; ++attempt) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
     const std::uint32_t s1 = t.seq.load(std::memory_order_acquire);
-    if (s1 & 1) {
-      std::this_thread::yield();
-      continue;
-    }
+    if (s1 & 1) continue;
     out.holds.clear();
     out.wait_id = t.wait_id.load(std::memory_order_acquire);
     out.unlisted = t.unlisted.load(std::memory_order_acquire);
@@ -80,21 +81,24 @@ bool copy_thread(const detail::tracked_thread& t, thread_copy& out) {
     // sequence if any of them read a write begun after s1.
     if (t.seq.load(std::memory_order_relaxed) == s1) {
       out.tid = t.tid;
-      out.record = &t;
       return true;
     }
   }
   return false;
 }
 
-std::vector<thread_copy> copy_threads(std::size_t* busy) {
+// Copies every tracked thread's record; `visit(copy, record)` runs on each copy while the
+// registry's mutex still keeps the record alive (the watchdog marks the waits it reports there).
+template <class Visit>
+std::vector<thread_copy> copy_threads(std::size_t* busy, Visit&& visit) {
   std::vector<thread_copy> out;
   detail::tracking_registry* r = detail::tracking_threads();
   if (r == nullptr) return out;
   std::lock_guard<std::mutex> g(r->mu);  // no thread is unlisted (and freed) while we read it
-  for (const detail::tracked_thread* t = r->head; t != nullptr; t = t->next) {
+  for (detail::tracked_thread* t = r->head; t != nullptr; t = t->next) {
     thread_copy c;
     if (copy_thread(*t, c)) {
+      visit(c, *t);
       out.push_back(std::move(c));
     } else if (busy != nullptr) {
       ++*busy;
@@ -128,34 +132,55 @@ std::string where(const std::string& site) { return site.empty() ? "an unnamed s
 
 // --- the watchdog ---------------------------------------------------------------------------
 
+// The monitor thread's state. `running` is true from a start until the thread leaves its loop;
+// a stop from the thread itself (a callback calling stop_watchdog(), or exit()) only asks it to
+// leave, and the next start or stop from another thread joins it.
 struct watchdog {
   std::mutex mu;
   std::condition_variable cv;
   bool stop = false;      // guarded by mu
   bool running = false;   // guarded by mu
-  std::thread thread;     // joined under control_mu
-  std::mutex control_mu;  // serializes start and stop
+  std::thread::id id;     // guarded by mu: the monitor thread's while it runs
+  std::thread thread;     // started and joined under control_mu
+  std::mutex control_mu;  // serializes starts and stops from other threads
   std::atomic<std::uint64_t> reports{0};
   std::atomic<std::uint64_t> callback_errors{0};
 
-  ~watchdog() { stop_and_join(); }  // the process exits: the thread stops with it
+  // The process exits: the thread stops with it (unless exit() was called on it, by a callback:
+  // it cannot join itself, and std::thread must not be destroyed joinable).
+  ~watchdog() {
+    if (thread.joinable() && thread.get_id() == std::this_thread::get_id()) {
+      thread.detach();
+    } else {
+      stop_and_join();
+    }
+  }
+
+  // True when called on the monitor thread: it has been asked to leave.
+  bool stop_from_inside() noexcept {
+    std::lock_guard<std::mutex> g(mu);
+    if (!running || id != std::this_thread::get_id()) return false;
+    stop = true;
+    return true;
+  }
 
   void stop_and_join() noexcept {
+    if (stop_from_inside()) return;  // it cannot wait for itself; control_mu may be held by a joiner
     std::lock_guard<std::mutex> c(control_mu);
     {
       std::lock_guard<std::mutex> g(mu);
-      if (!running) return;
       stop = true;
     }
     cv.notify_all();
-    if (thread.get_id() == std::this_thread::get_id()) {
-      thread.detach();  // the process exits from a callback: the thread cannot wait for itself
-    } else if (thread.joinable()) {
-      thread.join();
-    }
+    if (thread.joinable()) thread.join();
+    std::lock_guard<std::mutex> g(mu);
+    stop = false;
+  }
+
+  void left() noexcept {  // the thread's last act
     std::lock_guard<std::mutex> g(mu);
     running = false;
-    stop = false;
+    id = {};
   }
 };
 
@@ -169,30 +194,31 @@ void default_report(const stuck_wait_report& r) {
   std::fputs(line.c_str(), stderr);
 }
 
-// One look: every tracked wait past the threshold not reported yet, with its lock's holders.
+// One look: every tracked wait past the threshold not reported yet, with its lock's holders (the
+// waiter's own holds left out: an upgrade waits for S holders while it holds the latch).
 std::vector<stuck_wait_report> find_stuck(std::uint64_t threshold_ms) {
-  std::vector<stuck_wait_report> found;
-  std::vector<thread_copy> threads = copy_threads(nullptr);
-  const std::uint64_t now = read_counter();
   const double mpt = ms_per_tick();
-  for (const thread_copy& w : threads) {
-    if (w.wait.lock == 0) continue;
-    tracked_lock waiter = to_tracked(w.tid, w.wait, now, mpt);
-    if (waiter.ms < static_cast<double>(threshold_ms)) continue;
-    // Only the watchdog writes reported_wait; the record lives while the registry lists it, and
-    // a thread that ended since the copy is simply not marked.
-    auto* rec = const_cast<detail::tracked_thread*>(w.record);
-    {
-      detail::tracking_registry* reg = detail::tracking_threads();
-      std::lock_guard<std::mutex> g(reg->mu);
-      bool listed = false;
-      for (const detail::tracked_thread* t = reg->head; t != nullptr; t = t->next) listed |= t == rec;
-      if (!listed || rec->reported_wait.load(std::memory_order_relaxed) == w.wait_id) continue;
-      rec->reported_wait.store(w.wait_id, std::memory_order_relaxed);
-    }
+  const std::uint64_t now = read_counter();
+  std::vector<std::size_t> stuck;  // indexes into `threads` of the waits to report
+  std::size_t index = 0;
+  // Marked while the record is alive and listed (a record freed since could be reused at the
+  // same address by a new thread, whose wait numbers start again).
+  std::vector<thread_copy> threads =
+      copy_threads(nullptr, [&](const thread_copy& c, detail::tracked_thread& t) {
+        const std::size_t i = index++;
+        if (c.wait.lock == 0 || to_tracked(c.tid, c.wait, now, mpt).ms < static_cast<double>(threshold_ms))
+          return;
+        if (t.reported_wait.load(std::memory_order_relaxed) == c.wait_id) return;
+        t.reported_wait.store(c.wait_id, std::memory_order_relaxed);
+        stuck.push_back(i);
+      });
+  std::vector<stuck_wait_report> found;
+  for (std::size_t i : stuck) {
+    const thread_copy& w = threads[i];
     stuck_wait_report r;
-    r.waiter = std::move(waiter);
+    r.waiter = to_tracked(w.tid, w.wait, now, mpt);
     for (const thread_copy& h : threads) {
+      if (h.tid == w.tid) continue;
       for (const entry_copy& e : h.holds) {
         if (e.lock == w.wait.lock) r.holders.push_back(to_tracked(h.tid, e, now, mpt));
       }
@@ -203,13 +229,21 @@ std::vector<stuck_wait_report> find_stuck(std::uint64_t threshold_ms) {
 }
 
 void run_watchdog(watchdog& wd, watchdog_options o) {
+  {
+    std::lock_guard<std::mutex> g(wd.mu);
+    wd.id = std::this_thread::get_id();
+  }
   const auto poll = std::chrono::milliseconds(o.poll_ms);
   for (;;) {
     {
       std::unique_lock<std::mutex> g(wd.mu);
-      if (wd.cv.wait_for(g, poll, [&] { return wd.stop; })) return;
+      if (wd.cv.wait_for(g, poll, [&] { return wd.stop; })) break;
     }
     for (const stuck_wait_report& r : find_stuck(o.stuck_after_ms)) {
+      {
+        std::lock_guard<std::mutex> g(wd.mu);
+        if (wd.stop) break;  // a callback stopped it: no more reports
+      }
       wd.reports.fetch_add(1, std::memory_order_relaxed);
       if (!o.on_stuck) {
         default_report(r);
@@ -228,6 +262,7 @@ void run_watchdog(watchdog& wd, watchdog_options o) {
       }
     }
   }
+  wd.left();
 }
 
 }  // namespace
@@ -264,7 +299,8 @@ std::error_code apply_stats_switches(std::string_view spec, std::string* bad) {
       c = {nullptr, detail::kStatsTracking, value == "track"};
     }
     if (eq == std::string::npos || name.empty() || c.mask == 0) {
-      if (bad != nullptr) *bad = entry;
+      if (bad != nullptr)
+        *bad = entry.empty() ? "(empty entry " + std::to_string(changes.size() + 1) + ")" : entry;
       return make_error_code(errc::knob_syntax);
     }
     c.cls = detail::stats_class_named(name);
@@ -280,7 +316,8 @@ std::error_code apply_stats_switches(std::string_view spec, std::string* bad) {
 
 lock_graph take_lock_graph() {
   lock_graph g;
-  std::vector<thread_copy> threads = copy_threads(&g.busy_threads);
+  std::vector<thread_copy> threads =
+      copy_threads(&g.busy_threads, [](const thread_copy&, detail::tracked_thread&) {});
   const std::uint64_t now = read_counter();
   const double mpt = ms_per_tick();
   g.threads = threads.size();
@@ -308,7 +345,7 @@ std::string format_lock_graph_text(const lock_graph& g) {
     out += line;
     bool any = false;
     for (const tracked_lock& h : g.holds) {
-      if (h.lock != w.lock) continue;
+      if (h.lock != w.lock || h.tid == w.tid) continue;
       any = true;
       std::snprintf(line, sizeof line, "  held by thread %ju in %s mode, locked at %s, for %.3f s\n",
                     static_cast<std::uintmax_t>(h.tid), mode_word(h.mode).c_str(), where(h.site).c_str(),
@@ -359,19 +396,28 @@ std::error_code start_watchdog(const watchdog_options& o) {
   watchdog_options run = o;
   if (run.poll_ms == 0) run.poll_ms = std::clamp<std::uint32_t>(o.stuck_after_ms / 4, 1, 1000);
   watchdog& wd = the_watchdog();
+  // Stopped before the statics created before the first start are destroyed (a callback's logger
+  // may be one of them; one created later is the engine's to keep alive, or to stop first).
+  static const bool stop_at_exit = std::atexit([] { stop_watchdog(); }) == 0;
+  (void)stop_at_exit;
   std::lock_guard<std::mutex> c(wd.control_mu);
   {
     std::lock_guard<std::mutex> g(wd.mu);
-    if (wd.running) return make_error_code(errc::watchdog_running);
+    if (wd.running && !wd.stop) return make_error_code(errc::watchdog_running);
   }
-  if (wd.thread.joinable()) wd.thread.join();
+  if (wd.thread.joinable()) wd.thread.join();  // one that stopped itself
+  {
+    std::lock_guard<std::mutex> g(wd.mu);
+    wd.stop = false;
+    wd.running = true;  // before the thread can leave (and clear it)
+  }
   try {
     wd.thread = std::thread(run_watchdog, std::ref(wd), std::move(run));
   } catch (const std::system_error& e) {
+    std::lock_guard<std::mutex> g(wd.mu);
+    wd.running = false;
     return e.code();
   }
-  std::lock_guard<std::mutex> g(wd.mu);
-  wd.running = true;
   return {};
 }
 
@@ -380,7 +426,7 @@ void stop_watchdog() noexcept { the_watchdog().stop_and_join(); }
 bool watchdog_running() noexcept {
   watchdog& wd = the_watchdog();
   std::lock_guard<std::mutex> g(wd.mu);
-  return wd.running;
+  return wd.running && !wd.stop;
 }
 
 std::uint64_t watchdog_reports() noexcept { return the_watchdog().reports.load(std::memory_order_relaxed); }

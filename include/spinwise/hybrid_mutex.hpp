@@ -100,7 +100,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
     // held -> free; release pairs with the acquire of whichever CAS/xchg takes it next.
     if (SPINWISE_UNLIKELY(word_.exchange(kFree, std::memory_order_release) == kContended)) wake();

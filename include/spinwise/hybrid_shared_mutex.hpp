@@ -135,7 +135,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
     // (W, RP): 1,x -> 0,0, and (WP): x -> 0 unless a readers' turn is on (sleeping writers could
     // not reserve yet; the reader that ends the turn wakes them). release pairs with the acquire
@@ -194,7 +194,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   }
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::s);
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);

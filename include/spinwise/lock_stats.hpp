@@ -348,7 +348,7 @@ inline void reset_max_waits() noexcept {
 // The hooks a lock calls, for every statistics policy:
 //
 //   on_acquire(lock, mode, site)   every acquisition, contended or not, once the lock is held
-//   on_release(lock)               every release (and the mode change of upgrade / downgrade:
+//   on_release(lock, mode)         every release (and the mode change of upgrade / downgrade:
 //   on_mode_change(lock, mode)     sx_lock's)
 //   on_contended(wait_record, mode)  after a contended acquisition, in addition to on_acquire
 //   wait_begin(lock, mode, site, since)  a wait starts; true: wait_end() follows when it ends, in
@@ -359,7 +359,7 @@ inline void reset_max_waits() noexcept {
 struct no_stats {
   static constexpr bool enabled = false;
   static void on_acquire(const void*, lock_mode, lock_site = {}) noexcept {}
-  static void on_release(const void*) noexcept {}
+  static void on_release(const void*, lock_mode) noexcept {}
   static void on_mode_change(const void*, lock_mode) noexcept {}
   static void on_contended(const wait_record&, lock_mode) noexcept {}
   static bool wait_begin(const void*, lock_mode, lock_site, std::uint64_t) noexcept { return false; }
@@ -405,12 +405,11 @@ struct class_stats {
     }
   }
 
-  // Every release: unless the thread lists a hold of this class, a load of the line on_acquire
-  // wrote.
-  SPINWISE_ALWAYS_INLINE static void on_release(const void* lock) noexcept {
+  // Every release: unless the thread lists a hold of this class, one load from its shard.
+  SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode m) noexcept {
     detail::stats_shard* s = shard_slot();
     if (SPINWISE_UNLIKELY(s != nullptr && s->tracked_holds.load(std::memory_order_relaxed) != 0))
-      release_slow(*s, lock);
+      release_slow(*s, lock, m);
   }
 
   static void on_mode_change(const void* lock, lock_mode m) noexcept {
@@ -464,8 +463,8 @@ struct class_stats {
     return s;
   }
 
-  SPINWISE_COLD static void release_slow(detail::stats_shard& s, const void* lock) noexcept {
-    if (detail::untrack_hold(reinterpret_cast<std::uintptr_t>(lock)))
+  SPINWISE_COLD static void release_slow(detail::stats_shard& s, const void* lock, lock_mode m) noexcept {
+    if (detail::untrack_hold(reinterpret_cast<std::uintptr_t>(lock), m))
       s.tracked_holds.store(s.tracked_holds.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   }
 

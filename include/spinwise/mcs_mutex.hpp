@@ -107,7 +107,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
     // Acquire pairs with the release store of a waiter linking itself (lock_slow).
     detail::mcs_link* succ = head_.next.load(std::memory_order_acquire);

@@ -100,7 +100,7 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
     // (W): 1 -> 0; release pairs with the acquire of the next writer's or reader's CAS.
     state_.fetch_sub(kWriter, std::memory_order_release);
@@ -130,7 +130,7 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
   }
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::s);
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     state_.fetch_sub(kReaderOne, std::memory_order_release);

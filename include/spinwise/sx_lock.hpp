@@ -143,7 +143,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     tsan_token_released();
     detail::tsan::pre_unlock(this, 0);
     // (X, P): 1,p -> 0,0; release pairs with the acquire of whoever enters next; acquire: the
@@ -191,7 +191,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   }
 
   void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::s);
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (S): n -> n-1; release pairs with the acquire of the X request that drains S.
     const std::uint32_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
@@ -238,7 +238,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   }
 
   void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::sx);
     tsan_token_released();
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (SX, P): 1,p -> 0,0; release pairs with the acquire of the next SX or X; acquire: the sleep
@@ -261,8 +261,8 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     // Nobody wakes: every sleeper's condition stays false. acquire pairs with the release of
     // the S holders that left while we held SX (drain() pairs with those still inside).
     const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_acquire);
-    Stats::on_mode_change(this, lock_mode::x);
     if ((old & kReaderMask) != 0) drain();
+    Stats::on_mode_change(this, lock_mode::x);  // X once the S holders have left
     detail::tsan::post_lock(this, 0);
     tsan_token_acquired(0);
   }

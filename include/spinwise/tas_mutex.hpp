@@ -61,7 +61,7 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
     word_.store(kUnlocked, std::memory_order_release);  // held -> free
     detail::tsan::post_unlock(this, 0);

@@ -79,7 +79,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
   }
 
   void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this);
+    Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
     // (next, owner): n,o -> n,o+1. Only the holder writes owner_, so load + store is enough.
     owner_.store(owner_.load(std::memory_order_relaxed) + 1, std::memory_order_release);

@@ -186,6 +186,15 @@ TEST(LockTracking, HoldsFollowUpgradeAndDowngradeAndVanishOnRelease) {
   EXPECT_EQ(holds_of(&l).size(), 1u);
   l.unlock_shared();
   EXPECT_TRUE(holds_of(&l).empty());
+  // An SX holder that takes S too: each release unlists its own mode.
+  l.lock_sx(site);
+  l.lock_shared(SPINWISE_SITE);
+  l.unlock_sx();
+  h = holds_of(&l);
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].mode, sw::lock_mode::s) << "unlock_sx unlisted the S hold";
+  l.unlock_shared();
+  EXPECT_TRUE(holds_of(&l).empty());
   // Guards pass their site.
   {
     const sw::lock_site gs = SPINWISE_SITE;
@@ -288,7 +297,13 @@ TEST(StatsSwitches, BadSwitchesApplyNothing) {
     EXPECT_EQ(sw::apply_stats_switches(spec, &bad), sw::errc::knob_syntax) << spec;
     EXPECT_TRUE(sw::class_stats<switch_class>::counting()) << spec;
   }
-  EXPECT_FALSE(sw::apply_stats_switches("  "));  // an empty batch changes nothing
+  EXPECT_EQ(sw::apply_stats_switches("test.switch=on,,test.switch=off", &bad), sw::errc::knob_syntax);
+  EXPECT_EQ(bad, "(empty entry 2)");
+  EXPECT_TRUE(sw::class_stats<switch_class>::counting());
+  EXPECT_FALSE(sw::apply_stats_switches("  "));                 // an empty batch changes nothing
+  EXPECT_FALSE(sw::apply_stats_switches("test.switch=off\n"));  // a line read from a file
+  EXPECT_FALSE(sw::class_stats<switch_class>::counting());
+  EXPECT_FALSE(sw::apply_stats_switches("test.switch=on"));
   EXPECT_FALSE(sw::apply_stats_switches("test.switch=track, test.switch=untrack"));
   EXPECT_FALSE(sw::class_stats<switch_class>::tracking());
 }
@@ -431,6 +446,75 @@ TEST(Watchdog, ACallbackThatThrowsIsReportedAndTheLockKeepsWorking) {
   EXPECT_EQ(sw::watchdog_callback_errors(), errors + 2);
   l.lock();  // and the latch works
   l.unlock();
+}
+
+// A callback may stop the watchdog (it cannot join itself: it leaves after the callback), and a
+// later start runs a new one.
+TEST(Watchdog, ACallbackThatStopsItLetsItLeaveAndStartAgain) {
+  sw::class_stats<watch_class>::set_tracking(true);
+  watch_latch l;
+  std::atomic<int> calls{0};
+  sw::watchdog_options o;
+  o.stuck_after_ms = 5;
+  o.poll_ms = 1;
+  o.on_stuck = [&](const sw::stuck_wait_report&) {
+    ++calls;
+    sw::stop_watchdog();
+  };
+  ASSERT_FALSE(sw::start_watchdog(o));
+  l.lock();
+  std::thread waiter([&] {
+    l.lock_shared();
+    l.unlock_shared();
+  });
+  while (calls.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (sw::watchdog_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  l.unlock();
+  waiter.join();
+  EXPECT_EQ(calls.load(), 1);
+  o.on_stuck = nullptr;
+  ASSERT_FALSE(sw::start_watchdog(o)) << "a watchdog that stopped itself blocks a new start";
+  EXPECT_TRUE(sw::watchdog_running());
+  sw::stop_watchdog();
+  EXPECT_FALSE(sw::watchdog_running());
+  sw::class_stats<watch_class>::set_tracking(false);
+}
+
+// An upgrade waits for the S holders while it holds the latch: its report names them, not itself.
+TEST(Watchdog, AnUpgradeWaitingForReadersNamesTheReaders) {
+  sw::class_stats<watch_class>::set_tracking(true);
+  watch_latch l;
+  collected got;
+  sw::watchdog_options o;
+  o.stuck_after_ms = 5;
+  o.poll_ms = 1;
+  o.on_stuck = [&](const sw::stuck_wait_report& r) {
+    std::lock_guard<std::mutex> g(got.mu);
+    got.reports.push_back(r);
+  };
+  const sw::lock_site reader_site = SPINWISE_SITE;
+  l.lock_shared(reader_site);  // the reader the upgrade drains: this thread
+  ASSERT_FALSE(sw::start_watchdog(o));
+  std::atomic<pid_t> tid{0};
+  std::thread upgrader([&] {
+    tid = this_tid();
+    l.lock_sx(SPINWISE_SITE);
+    l.upgrade();
+    l.unlock();
+  });
+  await_reports(got, 1);
+  l.unlock_shared();
+  upgrader.join();
+  sw::stop_watchdog();
+  sw::class_stats<watch_class>::set_tracking(false);
+  const sw::stuck_wait_report& r = got.reports.at(0);
+  EXPECT_EQ(r.waiter.tid, static_cast<std::uint64_t>(tid.load()));
+  EXPECT_EQ(r.waiter.mode, sw::lock_mode::x);
+  ASSERT_EQ(r.holders.size(), 1u) << sw::format_stuck_report(r);
+  EXPECT_EQ(r.holders[0].tid, static_cast<std::uint64_t>(this_tid()));
+  EXPECT_EQ(r.holders[0].mode, sw::lock_mode::s);
+  EXPECT_EQ(r.holders[0].site, site_text(reader_site));
+  EXPECT_TRUE(holds_of(&l).empty());
 }
 
 TEST(Watchdog, BadOptionsStartNothing) {

@@ -5,16 +5,17 @@
 //
 // Every thread that takes a lock of a tracked class gets one tracked_thread, listed in a
 // process-wide registry: the locks it holds (a bounded stack, kTrackedHolds deep; deeper holds
-// are counted, not listed) and the one lock it waits for. Only the owning thread writes its record,
-// under a per-thread sequence lock (odd while it writes; see tracked_thread::begin), so tracking adds no
-// shared write to a lock's path; a reader (a snapshot, the watchdog) copies a record and keeps the copy only
-// if the sequence was even and unchanged around it. Every field is an atomic, so the copy is a race for
-// nobody, ThreadSanitizer included.
+// are counted, not listed) and the one lock it waits for. Only the owning thread writes its
+// record, under a per-thread sequence lock (odd while it writes; see tracked_thread::begin), so
+// after a thread's first tracked lock (which lists it under the registry's mutex) tracking adds
+// no shared write to a lock's path. A reader (a snapshot, the watchdog) copies a record under the
+// registry's mutex and keeps the copy only if the sequence was even and unchanged around it.
+// Every field is an atomic, so the copy is a race for nobody, ThreadSanitizer included.
 //
-// A hold is listed by the thread that took the lock and unlisted by that thread's unlock. An
-// unlock in another thread (an S latch handed over, as InnoDB's I/O completion does) cannot
-// unlist it: the hold stays listed until the taking thread ends. Tracking is a diagnostic; it
-// never changes what a lock does.
+// A hold is listed by the thread that took the lock and unlisted by that thread's unlock of the
+// same mode. An unlock in another thread (an S latch handed over, as InnoDB's I/O completion
+// does) cannot unlist it: the hold stays listed until the taking thread ends. Tracking is a
+// diagnostic; it never changes what a lock does.
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -159,36 +160,51 @@ SPINWISE_COLD inline bool track_hold(std::uintptr_t lock, const stats_class_reco
   return true;
 }
 
-// Unlists the newest hold of `lock`; false if the thread lists none (it was taken untracked, or
-// beyond the stack's depth).
-SPINWISE_COLD inline bool untrack_hold(std::uintptr_t lock) noexcept {
+// Unlists the newest hold of `lock` in mode m (an SX holder may hold S too), or failing that the
+// newest of `lock`; false if the thread lists none (it was taken untracked, or beyond the stack's
+// depth).
+SPINWISE_COLD inline bool untrack_hold(std::uintptr_t lock, lock_mode m) noexcept {
   auto* t = static_cast<tracked_thread*>(this_thread_state().tracked);
   if (t == nullptr) return false;
   const std::uint32_t n = t->holds.load(std::memory_order_relaxed);
+  std::uint32_t found = n;
   for (std::uint32_t i = n; i-- > 0;) {
     if (t->hold[i].lock.load(std::memory_order_relaxed) != lock) continue;
-    t->begin();
-    if (i + 1 != n) t->hold[i].copy_from(t->hold[n - 1]);  // the stack stays dense
-    t->hold[n - 1].lock.store(0, std::memory_order_release);
-    t->holds.store(n - 1, std::memory_order_release);
-    t->end();
-    return true;
+    if (found == n) found = i;  // the newest of the lock, whatever its mode
+    if (t->hold[i].mode.load(std::memory_order_relaxed) == static_cast<std::uint8_t>(m)) {
+      found = i;
+      break;
+    }
   }
-  return false;
+  if (found == n) return false;
+  t->begin();
+  if (found + 1 != n) t->hold[found].copy_from(t->hold[n - 1]);  // the stack stays dense
+  t->hold[n - 1].lock.store(0, std::memory_order_release);
+  t->holds.store(n - 1, std::memory_order_release);
+  t->end();
+  return true;
 }
 
-// sx_lock's upgrade and downgrade: the listed hold of `lock` changes its mode.
+// sx_lock's upgrade (SX -> X) and downgrade (X -> SX): the listed hold of `lock` in the mode it
+// leaves (or failing that the newest of `lock`) changes to m.
 SPINWISE_COLD inline void retrack_hold(std::uintptr_t lock, lock_mode m) noexcept {
   auto* t = static_cast<tracked_thread*>(this_thread_state().tracked);
   if (t == nullptr) return;
+  const auto from = static_cast<std::uint8_t>(m == lock_mode::x ? lock_mode::sx : lock_mode::x);
   const std::uint32_t n = t->holds.load(std::memory_order_relaxed);
+  std::uint32_t found = n;
   for (std::uint32_t i = n; i-- > 0;) {
     if (t->hold[i].lock.load(std::memory_order_relaxed) != lock) continue;
-    t->begin();
-    t->hold[i].mode.store(static_cast<std::uint8_t>(m), std::memory_order_release);
-    t->end();
-    return;
+    if (found == n) found = i;
+    if (t->hold[i].mode.load(std::memory_order_relaxed) == from) {
+      found = i;
+      break;
+    }
   }
+  if (found == n) return;
+  t->begin();
+  t->hold[found].mode.store(static_cast<std::uint8_t>(m), std::memory_order_release);
+  t->end();
 }
 
 SPINWISE_COLD inline void track_wait(std::uintptr_t lock, const stats_class_record* c, lock_mode m,

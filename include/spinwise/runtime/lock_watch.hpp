@@ -32,7 +32,7 @@
 namespace spinwise {
 
 // Run-time switches of the lock class `class_name` (every module's locks of the class): counting
-// (on by default; off, a lock costs one thread-local load and a branch more than no_stats) and
+// (on by default; off, a lock costs a few loads and branches more than no_stats) and
 // tracking (off by default). errc::unknown_stats_class when no lock of that class has been used
 // yet (class_stats<C>::set_counting / set_tracking work before that); nothing changes then.
 std::error_code set_stats_counting(std::string_view class_name, bool on);
@@ -90,7 +90,9 @@ inline constexpr std::uint32_t kMaxStuckAfterMs = 86'400'000;
 // has lasted stuck_after_ms, once per wait. A callback that throws is reported on stderr (and
 // counted); the watchdog goes on. errc::knob_out_of_range for a threshold or poll out of range,
 // errc::watchdog_running when one runs: nothing starts then. The thread stops with
-// stop_watchdog() or when the process exits.
+// stop_watchdog() (a callback may call it: the thread leaves after the callback) or when the
+// process exits (an atexit handler registered at the first start). It reads the sites of listed
+// holds: a module whose locks are tracked stays loaded while it runs.
 std::error_code start_watchdog(const watchdog_options& o);
 void stop_watchdog() noexcept;
 bool watchdog_running() noexcept;
