@@ -370,8 +370,9 @@ struct no_stats {
 //
 // Switchable at run time, per class, as performance_schema instruments are (every module's locks
 // of the class at once; by name: spinwise::set_stats_counting / set_lock_tracking in
-// <spinwise/runtime/stats_report.hpp>):
-//   counting (on by default)  the counters above; off, a lock reads one thread-local switch
+// <spinwise/runtime/lock_watch.hpp>):
+//   counting (on by default)  the counters above; off, a lock reads its thread's switch and counts
+//                             nothing
 //   tracking (off by default) who holds and who waits for each lock of the class, with sites
 //                             (detail/lock_tracking.hpp; the watchdog reads it)
 template <class Class>
