@@ -107,6 +107,11 @@ std::vector<thread_copy> copy_threads(std::size_t* busy, Visit&& visit) {
   return out;
 }
 
+// Milliseconds since `since` (0 for a counter read behind it, on another CPU).
+double age_ms(std::uint64_t since, std::uint64_t now, double ms_per_tick) {
+  return now > since ? static_cast<double>(now - since) * ms_per_tick : 0.0;
+}
+
 tracked_lock to_tracked(std::uint64_t tid, const entry_copy& e, std::uint64_t now, double ms_per_tick) {
   tracked_lock l;
   l.tid = tid;
@@ -114,13 +119,18 @@ tracked_lock to_tracked(std::uint64_t tid, const entry_copy& e, std::uint64_t no
   if (e.cls != nullptr) l.lock_class = std::string(e.cls->name);
   l.mode = e.mode < kLockModes ? static_cast<lock_mode>(e.mode) : lock_mode::x;
   if (e.file != nullptr) l.site = std::string(e.file) + ":" + std::to_string(e.line);
-  l.ms = now > e.since ? static_cast<double>(now - e.since) * ms_per_tick : 0.0;
+  l.ms = age_ms(e.since, now, ms_per_tick);
   return l;
 }
 
 double ms_per_tick() { return 1e3 / static_cast<double>(counter_frequency()); }
 
-std::string mode_word(lock_mode m) { return m == lock_mode::x ? "X" : m == lock_mode::s ? "S" : "SX"; }
+// "X", "S", "SX": the mode's key, as InnoDB's reports write modes.
+std::string mode_word(lock_mode m) {
+  std::string w(lock_mode_key(m));
+  for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return w;
+}
 
 std::string hex(std::uintptr_t v) {
   char buf[32];
@@ -206,8 +216,7 @@ std::vector<stuck_wait_report> find_stuck(std::uint64_t threshold_ms) {
   std::vector<thread_copy> threads =
       copy_threads(nullptr, [&](const thread_copy& c, detail::tracked_thread& t) {
         const std::size_t i = index++;
-        if (c.wait.lock == 0 || to_tracked(c.tid, c.wait, now, mpt).ms < static_cast<double>(threshold_ms))
-          return;
+        if (c.wait.lock == 0 || age_ms(c.wait.since, now, mpt) < static_cast<double>(threshold_ms)) return;
         if (t.reported_wait.load(std::memory_order_relaxed) == c.wait_id) return;
         t.reported_wait.store(c.wait_id, std::memory_order_relaxed);
         stuck.push_back(i);

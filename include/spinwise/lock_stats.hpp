@@ -402,7 +402,7 @@ struct class_stats {
     if (SPINWISE_LIKELY(sw == detail::kStatsCounting)) {
       detail::bump(s->mode(m).acquisitions, 1);
     } else if (sw != 0) {
-      acquire_slow(s, lock, m, site);
+      acquire_slow(s, sw, lock, m, site);
     }
   }
 
@@ -469,24 +469,21 @@ struct class_stats {
       s.tracked_holds.store(s.tracked_holds.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   }
 
-  // An acquisition with counting off, tracking on, or without a shard.
-  SPINWISE_COLD static void acquire_slow(detail::stats_shard* s, const void* lock, lock_mode m,
-                                         lock_site site) noexcept {
+  // An acquisition with counting off, tracking on (sw: the shard's switches, as on_acquire read
+  // them), or without a shard.
+  SPINWISE_COLD static void acquire_slow(detail::stats_shard* s, std::uint8_t sw, const void* lock,
+                                         lock_mode m, lock_site site) noexcept {
     detail::stats_class_record& rec = record();
-    const std::uint8_t sw =
-        (s != nullptr ? s->switches : rec.overflow.switches).load(std::memory_order_relaxed);
-    if (sw & detail::kStatsCounting) {
-      if (s != nullptr) {
-        detail::bump(s->mode(m).acquisitions, 1);
-      } else {
+    if (s ==
+        nullptr) {  // out of memory: counted in the overflow block, not tracked (its releases could not tell)
+      if (rec.overflow.switches.load(std::memory_order_relaxed) & detail::kStatsCounting)
         rec.overflow.mode(m).acquisitions.fetch_add(1, std::memory_order_relaxed);
-      }
+      return;
     }
-    // A thread without a shard (out of memory) is not tracked: its releases could not tell.
-    if ((sw & detail::kStatsTracking) && s != nullptr &&
-        detail::track_hold(reinterpret_cast<std::uintptr_t>(lock), &rec, m, site)) {
+    if (sw & detail::kStatsCounting) detail::bump(s->mode(m).acquisitions, 1);
+    if ((sw & detail::kStatsTracking) &&
+        detail::track_hold(reinterpret_cast<std::uintptr_t>(lock), &rec, m, site))
       s->tracked_holds.store(s->tracked_holds.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    }
   }
 };
 

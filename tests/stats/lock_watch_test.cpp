@@ -315,6 +315,17 @@ namespace {
 struct collected {
   std::mutex mu;
   std::vector<sw::stuck_wait_report> reports;
+  // Watchdog options whose callback keeps every report here.
+  sw::watchdog_options options(std::uint32_t stuck_after_ms, std::uint32_t poll_ms) {
+    sw::watchdog_options o;
+    o.stuck_after_ms = stuck_after_ms;
+    o.poll_ms = poll_ms;
+    o.on_stuck = [this](const sw::stuck_wait_report& r) {
+      std::lock_guard<std::mutex> g(mu);
+      reports.push_back(r);
+    };
+    return o;
+  }
   std::size_t size() {
     std::lock_guard<std::mutex> g(mu);
     return reports.size();
@@ -332,13 +343,7 @@ TEST(Watchdog, ReportsAStalledHolderOnceWithItsSite) {
   sw::class_stats<watch_class>::set_tracking(true);
   watch_latch l;
   collected got;
-  sw::watchdog_options o;
-  o.stuck_after_ms = 50;
-  o.poll_ms = 2;
-  o.on_stuck = [&](const sw::stuck_wait_report& r) {
-    std::lock_guard<std::mutex> g(got.mu);
-    got.reports.push_back(r);
-  };
+  const sw::watchdog_options o = got.options(50, 2);
   ASSERT_FALSE(sw::start_watchdog(o));
   EXPECT_TRUE(sw::watchdog_running());
   const sw::lock_site hold_site = SPINWISE_SITE;
@@ -393,13 +398,8 @@ TEST(Watchdog, AWaitBelowTheThresholdIsNotReported) {
   sw::class_stats<watch_class>::set_tracking(true);
   watch_latch l;
   collected got;
-  sw::watchdog_options o;
-  o.stuck_after_ms = 60'000;  // a minute: the wait below lasts as long as a few polls
-  o.poll_ms = 1;
-  o.on_stuck = [&](const sw::stuck_wait_report& r) {
-    std::lock_guard<std::mutex> g(got.mu);
-    got.reports.push_back(r);
-  };
+  // A minute: the wait below lasts as long as a few polls.
+  const sw::watchdog_options o = got.options(60'000, 1);
   ASSERT_FALSE(sw::start_watchdog(o));
   l.lock();
   contend(
@@ -487,13 +487,7 @@ TEST(Watchdog, AnUpgradeWaitingForReadersNamesTheReaders) {
   sw::class_stats<watch_class>::set_tracking(true);
   watch_latch l;
   collected got;
-  sw::watchdog_options o;
-  o.stuck_after_ms = 5;
-  o.poll_ms = 1;
-  o.on_stuck = [&](const sw::stuck_wait_report& r) {
-    std::lock_guard<std::mutex> g(got.mu);
-    got.reports.push_back(r);
-  };
+  const sw::watchdog_options o = got.options(5, 1);
   const sw::lock_site reader_site = SPINWISE_SITE;
   l.lock_shared(reader_site);  // the reader the upgrade drains: this thread
   ASSERT_FALSE(sw::start_watchdog(o));

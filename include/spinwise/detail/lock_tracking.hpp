@@ -160,22 +160,26 @@ SPINWISE_COLD inline bool track_hold(std::uintptr_t lock, const stats_class_reco
   return true;
 }
 
-// Unlists the newest hold of `lock` in mode m (an SX holder may hold S too), or failing that the
-// newest of `lock`; false if the thread lists none (it was taken untracked, or beyond the stack's
-// depth).
+// The index of the newest hold of `lock` in mode m, or failing that of the newest of `lock` in
+// any mode; t.holds if none is listed (taken untracked, or beyond the stack's depth).
+inline std::uint32_t find_hold(const tracked_thread& t, std::uintptr_t lock, lock_mode m) noexcept {
+  const std::uint32_t n = t.holds.load(std::memory_order_relaxed);
+  std::uint32_t found = n;
+  for (std::uint32_t i = n; i-- > 0;) {
+    if (t.hold[i].lock.load(std::memory_order_relaxed) != lock) continue;
+    if (found == n) found = i;
+    if (t.hold[i].mode.load(std::memory_order_relaxed) == static_cast<std::uint8_t>(m)) return i;
+  }
+  return found;
+}
+
+// Unlists the hold a release of `lock` in mode m ends (an SX holder may hold S too); false if
+// the thread lists none.
 SPINWISE_COLD inline bool untrack_hold(std::uintptr_t lock, lock_mode m) noexcept {
   auto* t = static_cast<tracked_thread*>(this_thread_state().tracked);
   if (t == nullptr) return false;
   const std::uint32_t n = t->holds.load(std::memory_order_relaxed);
-  std::uint32_t found = n;
-  for (std::uint32_t i = n; i-- > 0;) {
-    if (t->hold[i].lock.load(std::memory_order_relaxed) != lock) continue;
-    if (found == n) found = i;  // the newest of the lock, whatever its mode
-    if (t->hold[i].mode.load(std::memory_order_relaxed) == static_cast<std::uint8_t>(m)) {
-      found = i;
-      break;
-    }
-  }
+  const std::uint32_t found = find_hold(*t, lock, m);
   if (found == n) return false;
   t->begin();
   if (found + 1 != n) t->hold[found].copy_from(t->hold[n - 1]);  // the stack stays dense
@@ -186,22 +190,12 @@ SPINWISE_COLD inline bool untrack_hold(std::uintptr_t lock, lock_mode m) noexcep
 }
 
 // sx_lock's upgrade (SX -> X) and downgrade (X -> SX): the listed hold of `lock` in the mode it
-// leaves (or failing that the newest of `lock`) changes to m.
+// leaves (find_hold) changes to m.
 SPINWISE_COLD inline void retrack_hold(std::uintptr_t lock, lock_mode m) noexcept {
   auto* t = static_cast<tracked_thread*>(this_thread_state().tracked);
   if (t == nullptr) return;
-  const auto from = static_cast<std::uint8_t>(m == lock_mode::x ? lock_mode::sx : lock_mode::x);
-  const std::uint32_t n = t->holds.load(std::memory_order_relaxed);
-  std::uint32_t found = n;
-  for (std::uint32_t i = n; i-- > 0;) {
-    if (t->hold[i].lock.load(std::memory_order_relaxed) != lock) continue;
-    if (found == n) found = i;
-    if (t->hold[i].mode.load(std::memory_order_relaxed) == from) {
-      found = i;
-      break;
-    }
-  }
-  if (found == n) return;
+  const std::uint32_t found = find_hold(*t, lock, m == lock_mode::x ? lock_mode::sx : lock_mode::x);
+  if (found == t->holds.load(std::memory_order_relaxed)) return;
   t->begin();
   t->hold[found].mode.store(static_cast<std::uint8_t>(m), std::memory_order_release);
   t->end();
