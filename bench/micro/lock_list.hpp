@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "peers.hpp"
+#include "spinwise/adaptive_policy.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
@@ -100,6 +101,10 @@ void exclusive_locks(Visitor&& v) {
     {"hybrid_mutex<exp_backoff>", spinwise_lock, false});
   v(as<spinwise::hybrid_mutex_t<spinwise::no_backoff_policy<hybrid_mutex_tag>>>,
     {"hybrid_mutex<no_backoff>", spinwise_lock, false});
+  v(as<spinwise::ttas_mutex_t<spinwise::adaptive_policy<ttas_mutex_tag>>>,
+    {"ttas_mutex<adaptive>", spinwise_lock, false});
+  v(as<spinwise::hybrid_mutex_t<spinwise::adaptive_policy<hybrid_mutex_tag>>>,
+    {"hybrid_mutex<adaptive>", spinwise_lock, false});
 
   // statistics on (their cost: compare with the same lock without them)
   v(as<spinwise::ttas_mutex_t<spinwise::time_policy<ttas_mutex_tag>,

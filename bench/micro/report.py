@@ -43,7 +43,7 @@ METRICS = {
     "uncontended": ("real_ns",),
     "uncontended_shared": ("real_ns",),
     "handoff": ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "capped"),
-    "contended": ("acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"),
+    "contended": ("acq_per_s", "fair_cov", "fair_min", "fair_max", "cpu_ns_per_acq", "csw_per_acq", "capped"),
     "rw": ("acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"),
 }
 UNITS = {"real_ns": "ns per lock+unlock", "p50_ns": "ns", "acq_per_s": "acquisitions/s"}
@@ -949,6 +949,37 @@ class Report:
             if self.kind(lock) == "spinwise":
                 found += vs(lock, EXCLUSIVE_REF, oversub, at_least=0.5, prefix=f"{lock} ")
         add("locks: no spinwise lock below 0.5x std::mutex at 4x and 16x oversubscription", *cells(found))
+
+        # The adaptive policy (issue 16): no knob against the fixed default, and against tbb::spin_mutex
+        # where hybrid_mutex trailed it (16x oversubscription, 1000 ns critical sections).
+        for lock in ("hybrid_mutex", "ttas_mutex"):
+            add(f"adaptive: {lock}<adaptive> >= {lock} (the fixed default) over the contended cells "
+                f"(geometric mean)", *geo_vs(lock + "<adaptive>", lock, "contended", 1.0))
+        long_cs = (lambda t: self.cpus and t >= 16 * self.cpus)
+        found = [c for c in vs("hybrid_mutex<adaptive>", "tbb::spin_mutex", long_cs)
+                 if c[0].startswith("critical section 1000 ns")]
+        add(f"adaptive: hybrid_mutex<adaptive> >= tbb::spin_mutex at 16x oversubscription, 1000 ns critical "
+            f"sections ({16 * self.cpus} threads)", *cells(found, "scenarios"))
+
+        # Starvation: the slowest thread's acquisitions over the fastest's, per repetition.
+        def min_over_max(lock, params, t):
+            mn = self.sample("contended", lock, params, t, "fair_min")
+            mx = self.sample("contended", lock, params, t, "fair_max")
+            if not mn or not mx:
+                return None
+            return [a / b if b > 0 else 0.0 for a, b in zip(mn, mx)]
+
+        for lock in ("ttas_mutex", "hybrid_mutex", "ttas_mutex<adaptive>", "hybrid_mutex<adaptive>"):
+            found = []
+            for params, t in keys:
+                if not (self.cpus and t >= 16 * self.cpus):
+                    continue
+                r = min_over_max(lock, params, t)
+                if r:
+                    found.append((f"{param_text(params)}, {t} thr", fmt_ci(r),
+                                  judge(scaled_estimate(r, 0.3), 1.0)))
+            add(f"starvation: {lock} slowest/fastest thread's acquisitions >= 0.3 at 16x oversubscription",
+                *cells(found, "scenarios"))
 
         for lock in self.locks_in("handoff", ()):
             if self.kind(lock) != "spinwise":

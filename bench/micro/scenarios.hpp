@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "cs_loop.hpp"
@@ -55,9 +56,18 @@ void run_uncontended_shared(benchmark::State& state) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A lock whose policy learns (adaptive_policy) starts each benchmark from scratch, so that a cell
+// does not inherit what the previous one taught its class.
+template <class L, class = void>
+struct policy_learns : std::false_type {};
+template <class L>
+struct policy_learns<L, std::void_t<decltype(L::policy::relearn())>> : std::true_type {};
+
 template <class L>
 struct contended_arena {
-  explicit contended_arena(int threads) : record(threads) {}
+  explicit contended_arena(int threads) : record(threads) {
+    if constexpr (policy_learns<L>::value) L::policy::relearn();
+  }
 
   alignas(kCacheLinePad) L lock;
   // Guarded by `lock`; on its own line so the critical section moves one line besides the lock's.

@@ -69,8 +69,8 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
   app.add_option("--lock", w.lock.lock,
                  "lock under test (--list-locks); default hybrid_mutex (stats-lock), sx_lock (hot-page)");
   auto* o_policy = app.add_option("--policy", policy_s,
-                                  "wait policy: innodb, time, exp_backoff, no_backoff (default: the lock's "
-                                  "library default, --list-locks)");
+                                  "wait policy: innodb, time, exp_backoff, no_backoff, adaptive (default: "
+                                  "the lock's library default, --list-locks)");
   auto* o_delay =
       app.add_option("--spin-wait-delay", delay, "innodb/time: delay per round is [0, this) units (6)");
   auto* o_mult = app.add_option("--pause-multiplier", mult, "innodb: relaxes per delay unit (50)");
@@ -150,7 +150,9 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
   auto* o_sd =
       app.add_option("--sweep-delays", delays_s, "sweep: spin_wait_delay values (0,1,2,4,6,10,20,30,50)");
   auto* o_sc =
-      app.add_option("--sweep-cpus", sweep_cpus_s, "sweep: emulated CPUs (broadwell,skylake,native)");
+      app.add_option("--sweep-cpus", sweep_cpus_s,
+                     "sweep: emulated CPUs: broadwell, skylake, native, or <n>ns for a relax of n ns "
+                     "(broadwell,skylake,native)");
   auto* o_su =
       app.add_option("--sweep-unit-ns", o.sweep_opts.unit_ns, "sweep: the time policy's delay_unit_ns (200)");
   for (auto* opt : {o_sd, o_sc, o_su}) opt->needs(o_sweep);
@@ -205,8 +207,8 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
     if (!policy_s.empty()) {
       policy_kind p{};
       if (!parse_policy(policy_s, p)) {
-        throw std::invalid_argument("--policy must be innodb, time, exp_backoff or no_backoff, not '" +
-                                    policy_s + "'");
+        throw std::invalid_argument(
+            "--policy must be innodb, time, exp_backoff, no_backoff or adaptive, not '" + policy_s + "'");
       }
       w.lock.policy = p;
     }
@@ -268,12 +270,26 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
         std::stringstream ss(sweep_cpus_s);
         for (std::string item; std::getline(ss, item, ',');) {
           cpu_model m{};
-          if (!parse_cpu_model(item, m)) {
-            throw std::invalid_argument("--sweep-cpus takes broadwell, skylake, native; not '" + item + "'");
+          if (parse_cpu_model(item, m)) {
+            o.sweep_opts.cpus.push_back(m);
+            continue;
           }
-          o.sweep_opts.cpus.push_back(m);
+          std::size_t used = 0;
+          double ns = 0;
+          try {
+            ns = std::stod(item, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used == 0 || item.substr(used) != "ns" || !(ns >= 0.1 && ns <= 10'000)) {
+            throw std::invalid_argument(
+                "--sweep-cpus takes broadwell, skylake, native or <n>ns (n in 0.1..10000); not '" + item +
+                "'");
+          }
+          o.sweep_opts.relax_ns.push_back(ns);
         }
-        if (o.sweep_opts.cpus.empty()) throw std::invalid_argument("--sweep-cpus is empty");
+        if (o.sweep_opts.cpus.empty() && o.sweep_opts.relax_ns.empty())
+          throw std::invalid_argument("--sweep-cpus is empty");
       }
       if (o.sweep_opts.unit_ns < 1 || o.sweep_opts.unit_ns > 10000) {
         throw std::invalid_argument("--sweep-unit-ns must be in 1..10000");

@@ -15,6 +15,7 @@ namespace spinwise::stress {
 struct sweep_options {
   std::vector<std::uint32_t> delays = {0, 1, 2, 4, 6, 10, 20, 30, 50};
   std::vector<cpu_model> cpus = {cpu_model::broadwell, cpu_model::skylake, cpu_model::native};
+  std::vector<double> relax_ns;  // further emulated CPUs, each a relax of this many ns (custom)
   std::uint32_t unit_ns = 200;   // the time policy's delay_unit_ns (its documented default)
   std::uint32_t time_delay = 6;  // the time policy's spin_wait_delay (MySQL's default)
   unsigned repeat = 1;

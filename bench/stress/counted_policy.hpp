@@ -61,11 +61,13 @@ struct counted : Inner {
    public:
     waiter() noexcept { ++this_thread_tally().episodes; }
 
-    void snooze() noexcept {
+    void snooze() noexcept { snooze(detail::never_ready{}); }
+    template <class Until>
+    void snooze(Until&& until) noexcept {
       const std::uint64_t n0 = base::relaxes();
       const std::uint64_t t0 = read_counter();
       round_hooks<typename Inner::relax>::begin(t0);
-      base::snooze();
+      detail::snooze_until(static_cast<base&>(*this), until);
       round_hooks<typename Inner::relax>::end();
       const std::uint64_t took = read_counter() - t0;
       const std::uint64_t n = base::relaxes() - n0;

@@ -422,6 +422,10 @@ run_result engine::run() {
   add_context_switches(res, w.a, w.b);
   res.running = monitor.result();
   add_accounting(res);
+  if (res.policy == policy_kind::adaptive) {
+    res.adaptive_budget_ns = adaptive_budget_ns();
+    res.adaptive_decisions = adaptive_decisions();
+  }
   return res;
 }
 

@@ -29,11 +29,10 @@ namespace spinwise::stress {
 namespace {
 
 // none is the reference locks' "policy": printed, not a --policy value.
-constexpr enum_name<policy_kind> kPolicyNames[] = {{policy_kind::innodb, "innodb"},
-                                                   {policy_kind::time, "time"},
-                                                   {policy_kind::exp_backoff, "exp_backoff"},
-                                                   {policy_kind::no_backoff, "no_backoff"},
-                                                   {policy_kind::none, "none", false}};
+constexpr enum_name<policy_kind> kPolicyNames[] = {
+    {policy_kind::innodb, "innodb"},           {policy_kind::time, "time"},
+    {policy_kind::exp_backoff, "exp_backoff"}, {policy_kind::no_backoff, "no_backoff"},
+    {policy_kind::adaptive, "adaptive"},       {policy_kind::none, "none", false}};
 
 }  // namespace
 
@@ -50,6 +49,7 @@ using innodb_p = innodb_policy<stress_tag, emulated_relaxer>;
 using time_p = time_policy<stress_tag, emulated_relaxer>;
 using exp_p = exp_backoff_policy<stress_tag, emulated_relaxer>;
 using none_p = no_backoff_policy<stress_tag, emulated_relaxer>;
+using adaptive_p = adaptive_policy<stress_tag, emulated_relaxer>;
 
 template <class L>
 struct alignas(kCacheLinePad) padded {
@@ -141,6 +141,8 @@ std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
       return make_array<MakeLock<counted<exp_p>>, Shared>(n);
     case policy_kind::no_backoff:
       return make_array<MakeLock<counted<none_p>>, Shared>(n);
+    case policy_kind::adaptive:
+      return make_array<MakeLock<counted<adaptive_p>>, Shared>(n);
     case policy_kind::none:
       break;
   }
@@ -191,8 +193,8 @@ std::vector<policy_kind> policies_of() {
   constexpr policy_kind kDefault = kind_named(Lock::policy::name());
   static_assert(kDefault != policy_kind::none, "the library's default policy has no spinwise-stress name");
   std::vector<policy_kind> v = {kDefault};
-  for (policy_kind p :
-       {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff, policy_kind::no_backoff}) {
+  for (policy_kind p : {policy_kind::innodb, policy_kind::time, policy_kind::exp_backoff,
+                        policy_kind::no_backoff, policy_kind::adaptive}) {
     if (p != kDefault) v.push_back(p);
   }
   return v;
@@ -266,6 +268,9 @@ policy_kind resolve_policy(const lock_choice& c) {
   if (!innodb && !time) reject(c.spin_wait_delay, "--spin-wait-delay", "the innodb and time policies");
   if (!innodb) reject(c.pause_multiplier, "--pause-multiplier", "the innodb policy");
   if (p == policy_kind::none) reject(c.spin_loops, "--spin-loops", "spinwise locks");
+  if (p == policy_kind::adaptive)
+    reject(c.spin_loops, "--spin-loops",
+           "the policies with a fixed budget (innodb, time, exp_backoff, no_backoff)");
   if (!time) reject(c.delay_unit_ns, "--delay-unit-ns", "the time policy");
   return p;
 }
@@ -305,10 +310,20 @@ void apply_knobs(const lock_choice& c) {
     case policy_kind::no_backoff:
       set_knobs<none_p, no_backoff_settings>(c, [](no_backoff_settings&) {});
       break;
+    case policy_kind::adaptive: {
+      // No knob to set: its defaults. Each run learns from scratch, whatever ran before it.
+      const knob_status st = adaptive_p::set(adaptive_settings{});
+      if (!st.ok()) throw std::invalid_argument(st.message());
+      adaptive_p::relearn();
+      break;
+    }
     case policy_kind::none:
       break;
   }
 }
+
+std::uint32_t adaptive_budget_ns() noexcept { return adaptive_p::budget_ns(); }
+std::uint64_t adaptive_decisions() noexcept { return adaptive_p::decisions(); }
 
 std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p) {
   switch (p) {
@@ -331,6 +346,11 @@ std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p
     }
     case policy_kind::no_backoff:
       return {{"spin_loops", no_backoff_settings{none_p::current()}.spin_loops}};
+    case policy_kind::adaptive: {
+      const adaptive_settings s = adaptive_p::current();
+      return {
+          {"spin_cpu_pct", s.spin_cpu_pct}, {"min_spin_ns", s.min_spin_ns}, {"max_spin_ns", s.max_spin_ns}};
+    }
     case policy_kind::none:
       break;
   }

@@ -39,7 +39,7 @@ inline constexpr std::string_view kStressLatchClass = stress_latch_class::name;
 void set_stress_tracking(bool on) noexcept;
 bool stress_tracking() noexcept;
 
-enum class policy_kind : std::uint8_t { innodb, time, exp_backoff, no_backoff, none };
+enum class policy_kind : std::uint8_t { innodb, time, exp_backoff, no_backoff, adaptive, none };
 
 std::string_view to_string(policy_kind p) noexcept;
 bool parse_policy(std::string_view s, policy_kind& out) noexcept;
@@ -69,6 +69,11 @@ policy_kind resolve_policy(const lock_choice& c);
 // Sets the stress Tag's knobs to exactly `c`'s (defaults for unset ones), all or nothing.
 // Throws std::invalid_argument with the policy's message for an out-of-range value.
 void apply_knobs(const lock_choice& c);
+
+// What the adaptive policy of the stress locks has learnt: its budget now, and its decisions since
+// the last apply_knobs (which makes each adaptive run learn from scratch).
+std::uint32_t adaptive_budget_ns() noexcept;
+std::uint64_t adaptive_decisions() noexcept;
 
 // The knob values the stress locks use now, by name, for the resolved policy.
 std::vector<std::pair<std::string, std::uint32_t>> effective_knobs(policy_kind p);

@@ -178,33 +178,37 @@ nlohmann::json to_json(const run_result& r) {
   nlohmann::json knobs = nlohmann::json::object();
   for (const auto& [k, v] : r.knobs) knobs[k] = v;
   nlohmann::json j;
-  j["config"] = {{"scenario", to_string(c.sc)},
-                 {"lock", c.lock.lock},
-                 {"policy", to_string(r.policy)},
-                 {"knobs", knobs},
-                 {"cpu_model", to_string(c.cpu)},
-                 {"relax_drift", c.relax_drift},
-                 {"threads", c.threads},
-                 {"clients", c.clients},
-                 {"fanout", c.fanout},
-                 {"duration_s", c.duration_s},
-                 {"warmup_s", c.warmup_s},
-                 {"min_requests", c.min_requests},
-                 {"max_duration_s", c.max_duration_s},
-                 {"calibrate_ms", c.calibrate_ms},
-                 {"seed", c.seed},
-                 {"work_before_ns", c.work_before_ns},
-                 {"cs_ns", c.cs_ns},
-                 {"work_after_ns", c.work_after_ns},
-                 {"inserts", c.inserts},
-                 {"updates", c.updates},
-                 {"selects", c.selects},
-                 {"rows_per_page", c.rows_per_page},
-                 {"pages", c.pages},
-                 {"sample_ms", c.sample_ms},
-                 {"stall_holder_ms", c.stall_holder_ms},
-                 {"repeat", r.repeat},
-                 {"setting", r.setting}};
+  j["config"] = {
+      {"scenario", to_string(c.sc)},
+      {"lock", c.lock.lock},
+      {"policy", to_string(r.policy)},
+      {"knobs", knobs},
+      {"adaptive", r.policy == policy_kind::adaptive ? nlohmann::json{{"budget_ns", r.adaptive_budget_ns},
+                                                                      {"decisions", r.adaptive_decisions}}
+                                                     : nlohmann::json()},
+      {"cpu_model", to_string(c.cpu)},
+      {"relax_drift", c.relax_drift},
+      {"threads", c.threads},
+      {"clients", c.clients},
+      {"fanout", c.fanout},
+      {"duration_s", c.duration_s},
+      {"warmup_s", c.warmup_s},
+      {"min_requests", c.min_requests},
+      {"max_duration_s", c.max_duration_s},
+      {"calibrate_ms", c.calibrate_ms},
+      {"seed", c.seed},
+      {"work_before_ns", c.work_before_ns},
+      {"cs_ns", c.cs_ns},
+      {"work_after_ns", c.work_after_ns},
+      {"inserts", c.inserts},
+      {"updates", c.updates},
+      {"selects", c.selects},
+      {"rows_per_page", c.rows_per_page},
+      {"pages", c.pages},
+      {"sample_ms", c.sample_ms},
+      {"stall_holder_ms", c.stall_holder_ms},
+      {"repeat", r.repeat},
+      {"setting", r.setting}};
   j["emulation"] = {{"native_relax", to_string(r.native_kind)},
                     {"native_relax_ns", r.native_relax_ns},
                     {"loop_iter_ns", r.loop_iter_ns},
@@ -400,6 +404,10 @@ std::string format_run(const run_result& r) {
   char buf[512];
   std::string knobs;
   for (const auto& [k, v] : r.knobs) knobs += " " + k + "=" + std::to_string(v);
+  if (r.policy == policy_kind::adaptive) {
+    knobs += "; learnt budget " + std::to_string(r.adaptive_budget_ns) + " ns after " +
+             std::to_string(r.adaptive_decisions) + " decisions";
+  }
   std::snprintf(buf, sizeof buf,
                 "spinwise-stress %s: lock %s, policy %s%s\n"
                 "  cpu %s: emulated relax %.2f ns (achieved %.2f ns; this CPU's %s %.2f ns)%s\n"

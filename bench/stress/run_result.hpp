@@ -61,6 +61,10 @@ struct run_result {
   policy_kind policy = policy_kind::none;
   std::vector<std::pair<std::string, std::uint32_t>> knobs;
   unsigned cpus = 0;
+  // The adaptive policy: the spin budget it had learnt at the end of the run, and its decisions
+  // (one per 64 contended waits) over the run, warm-up included. 0 for the other policies.
+  std::uint32_t adaptive_budget_ns = 0;
+  std::uint64_t adaptive_decisions = 0;
 
   // emulation
   relax_kind native_kind = relax_kind::none;

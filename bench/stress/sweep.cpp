@@ -15,21 +15,41 @@
 
 namespace spinwise::stress {
 
+std::string format_ns(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", ns);
+  return b;
+}
+
+std::string cpu_label(cpu_model m, double relax_ns) {
+  return m == cpu_model::custom ? format_ns(relax_ns) + "ns" : std::string(to_string(m));
+}
+
 std::vector<sweep_point> sweep_points(const sweep_options& s) {
+  std::vector<std::pair<cpu_model, double>> cpus;
+  for (cpu_model cpu : s.cpus) cpus.emplace_back(cpu, 0.0);
+  for (double ns : s.relax_ns) cpus.emplace_back(cpu_model::custom, ns);
   std::vector<sweep_point> pts;
-  for (cpu_model cpu : s.cpus) {
-    for (std::uint32_t d : s.delays) pts.push_back({cpu, policy_kind::innodb, d, 0});
+  for (const auto& [cpu, ns] : cpus) {
+    for (std::uint32_t d : s.delays) pts.push_back({cpu, ns, policy_kind::innodb, d, 0});
   }
-  for (cpu_model cpu : s.cpus) pts.push_back({cpu, policy_kind::time, s.time_delay, s.unit_ns});
+  for (const auto& [cpu, ns] : cpus) pts.push_back({cpu, ns, policy_kind::time, s.time_delay, s.unit_ns});
+  for (const auto& [cpu, ns] : cpus) pts.push_back({cpu, ns, policy_kind::adaptive, 0, 0});
   return pts;
 }
 
 workload_config point_config(const workload_config& base, const sweep_point& p) {
   workload_config c = base;
   c.cpu = p.cpu;
+  c.relax_ns = p.cpu == cpu_model::custom ? p.relax_ns : 0;
   c.lock.policy = p.policy;
   c.lock.spin_wait_delay = p.delay;
-  if (p.policy == policy_kind::time) {
+  if (p.policy == policy_kind::adaptive) {
+    c.lock.spin_wait_delay.reset();  // no knob to tune
+    c.lock.delay_unit_ns.reset();
+    c.lock.pause_multiplier.reset();
+    c.lock.spin_loops.reset();
+  } else if (p.policy == policy_kind::time) {
     c.lock.delay_unit_ns = p.unit_ns;
     c.lock.pause_multiplier.reset();  // an innodb knob
   } else {
@@ -41,10 +61,20 @@ workload_config point_config(const workload_config& base, const sweep_point& p) 
 std::vector<setting> sweep_settings(const workload_config& base, const sweep_options& s) {
   std::vector<setting> out;
   for (const sweep_point& p : sweep_points(s)) {
-    const std::string cpu(to_string(p.cpu)), policy(to_string(p.policy)), delay = std::to_string(p.delay);
+    const std::string cpu = cpu_label(p.cpu, p.relax_ns), policy(to_string(p.policy)),
+                      delay = std::to_string(p.delay);
+    const std::string cpu_args =
+        p.cpu == cpu_model::custom ? "--relax-ns " + format_ns(p.relax_ns) : "--cpu-model " + cpu;
     setting st;
+    if (p.policy == policy_kind::adaptive) {
+      st.label = cpu + "/adaptive";
+      st.args = cpu_args + " --policy adaptive";
+      st.config = point_config(base, p);
+      out.push_back(std::move(st));
+      continue;
+    }
     st.label = cpu + "/" + policy + "/" + delay;
-    st.args = "--cpu-model " + cpu + " --policy " + policy + " --spin-wait-delay " + delay;
+    st.args = cpu_args + " --policy " + policy + " --spin-wait-delay " + delay;
     if (p.policy == policy_kind::time) {
       st.label += "x" + std::to_string(p.unit_ns) + "ns";
       st.args += " --delay-unit-ns " + std::to_string(p.unit_ns);
@@ -78,8 +108,8 @@ std::map<std::pair<std::string, std::string>, std::vector<point_spread>> series_
     const std::vector<run_result>& runs) {
   std::map<std::tuple<std::string, std::string, int>, std::vector<const run_result*>> groups;
   for (const run_result& r : runs) {
-    groups[{std::string(to_string(r.policy)), std::string(to_string(r.config.cpu)), delay_of(r)}].push_back(
-        &r);
+    groups[{std::string(to_string(r.policy)), cpu_label(r.config.cpu, r.config.relax_ns), delay_of(r)}]
+        .push_back(&r);
   }
   std::map<std::pair<std::string, std::string>, std::vector<point_spread>> out;
   for (const auto& [key, rs] : groups) {
@@ -110,6 +140,9 @@ const char* color_of(const std::string& cpu) {
   if (cpu == "broadwell") return "#1f77b4";
   if (cpu == "skylake") return "#d62728";
   if (cpu == "native") return "#2ca02c";
+  if (cpu == "2ns") return "#9467bd";
+  if (cpu == "20ns") return "#ff7f0e";
+  if (cpu == "100ns") return "#8c564b";
   return "#7f7f7f";
 }
 
@@ -122,17 +155,25 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
   o << "# spinwise-stress sweep plot (generated)\n";
   int n = 0;
   std::vector<std::tuple<std::string, std::string, std::string>> blocks;  // name, policy, cpu
+  // The adaptive policy has no spin_wait_delay: its point is drawn as a level across the delays.
+  double x_lo = 0, x_hi = 0;
+  for (const auto& [key, pts] : series) {
+    for (const point_spread& p : pts) x_hi = std::max(x_hi, p.delay);
+  }
   for (const auto& [key, pts] : series) {
     const std::string name = "$s" + std::to_string(n++);
     blocks.emplace_back(name, key.first, key.second);
     // delay, then median, lo, hi of each panel's metric (gnuplot's x y ylow yhigh)
     o << name << " << EOD\n";
+    const bool level = key.first == "adaptive";
     for (const point_spread& p : pts) {
-      o << p.delay;
-      for (const runtime::median_interval* m : {&p.rps, &p.p99_ms, &p.spin_pct}) {
-        o << " " << m->median << " " << m->lo << " " << m->hi;
+      for (double x : level ? std::vector<double>{x_lo, x_hi} : std::vector<double>{p.delay}) {
+        o << x;
+        for (const runtime::median_interval* m : {&p.rps, &p.p99_ms, &p.spin_pct}) {
+          o << " " << m->median << " " << m->lo << " " << m->hi;
+        }
+        o << "\n";
       }
-      o << "\n";
     }
     o << "EOD\n";
   }
@@ -168,7 +209,10 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
       if (!first) o << ", \\\n     ";
       first = false;
       std::string label = cpu == "native" && !native_ns.empty() ? "native (" + native_ns + " ns)" : cpu;
-      if (policy == "innodb") {
+      if (policy == "adaptive") {
+        o << name << " using 1:" << panel[1] << " with yerrorlines dt 2 lw 2 pt 4 lc rgb '" << color_of(cpu)
+          << "' title '" << label << " (adaptive, no knob)'";
+      } else if (policy == "innodb") {
         o << name << " using 1:" << panel[1] << " with yerrorlines lw 2 pt 7 lc rgb '" << color_of(cpu)
           << "' title '" << label << " (innodb)'";
       } else {

@@ -1,13 +1,15 @@
 #pragma once
 // --sweep: the incident's knob against the CPU generation.
 //
-// For every emulated CPU, spin_wait_delay in {0, 1, 2, 4, 6, 10, 20, 30, 50} with the innodb
-// policy (delay in relax instructions, as MySQL), then the time policy at one delay_unit_ns
-// (delay in ns). Each point is a setting run `repeat` times, the points interleaved (run_plan.hpp);
+// For every emulated CPU (broadwell, skylake, native, and relaxes of given lengths), spin_wait_delay
+// in {0, 1, 2, 4, 6, 10, 20, 30, 50} with the innodb policy (delay in relax instructions, as MySQL),
+// then the time policy at one delay_unit_ns (delay in ns), then the adaptive policy with no knob
+// set. Each point is a setting run `repeat` times, the points interleaved (run_plan.hpp);
 // the table lists every run, the CSV and JSON hold every run and each point's summary, and the plot
 // shows the median per point with its 95% interval as error bars: requests/s, p99 request RT and
 // the spin share of process CPU against spin_wait_delay, one line per CPU, the time policy as one
-// marker per CPU at its spin_wait_delay.
+// marker per CPU at its spin_wait_delay, the adaptive policy as a dashed level line per CPU (it has
+// no spin_wait_delay).
 
 #include <ostream>
 #include <string>
@@ -21,12 +23,16 @@ namespace spinwise::stress {
 
 struct sweep_point {
   cpu_model cpu = cpu_model::native;
+  double relax_ns = 0;  // cpu == custom
   policy_kind policy = policy_kind::innodb;
   std::uint32_t delay = 0;
   std::uint32_t unit_ns = 0;  // time policy only
 };
 
 std::vector<sweep_point> sweep_points(const sweep_options& s);
+// "broadwell", "skylake", "native", or "<n>ns" for a custom relax of n ns.
+std::string cpu_label(cpu_model m, double relax_ns);
+std::string format_ns(double ns);
 workload_config point_config(const workload_config& base, const sweep_point& p);
 
 // The points as settings: labelled "skylake/innodb/6", with the flags that make them.

@@ -29,12 +29,14 @@
 namespace spinwise::stress {
 
 // relax_for_ns, timed into the thread's sample while it measures.
-template <class Relax>
-std::uint64_t timed_relax_for_ns(double ns, detail::delay_rates& rates) noexcept {
+// A delay that the lock's until() ended early still counts against the ns it asked for (its
+// accuracy then reads short: a prompt handoff, not a clock error).
+template <class Relax, class Until>
+std::uint64_t timed_relax_for_ns(double ns, detail::delay_rates& rates, Until& until) noexcept {
   delay_sample* s = t_delay_sink;
-  if (s == nullptr) return detail::relax_for_ns<Relax>(ns, rates);
+  if (s == nullptr) return detail::relax_for_ns<Relax>(ns, rates, until);
   const std::uint64_t t0 = read_counter();
-  const std::uint64_t n = detail::relax_for_ns<Relax>(ns, rates);
+  const std::uint64_t n = detail::relax_for_ns<Relax>(ns, rates, until);
   s->record_request(ns, read_counter() - t0);
   return n;
 }
@@ -43,12 +45,13 @@ std::uint64_t timed_relax_for_ns(double ns, detail::delay_rates& rates) noexcept
 struct timed_time_delay {
   detail::delay_rates rates;
 
-  template <class Relax>
-  std::uint64_t delay(std::uint64_t w, std::uint32_t) noexcept {
+  template <class Relax, class Until>
+  std::uint64_t delay(std::uint64_t w, std::uint32_t, Until& until) noexcept {
     const std::uint32_t spin_wait_delay = detail::knob_get(w, 0);
     const std::uint32_t units = spin_wait_delay == 0 ? 0 : detail::jitter_below(spin_wait_delay);
-    return units == 0 ? 0
-                      : timed_relax_for_ns<Relax>(static_cast<double>(units) * detail::knob_get(w, 1), rates);
+    return units == 0
+               ? 0
+               : timed_relax_for_ns<Relax>(static_cast<double>(units) * detail::knob_get(w, 1), rates, until);
   }
 };
 
@@ -56,13 +59,13 @@ struct timed_time_delay {
 struct timed_exp_backoff_delay {
   detail::delay_rates rates;
 
-  template <class Relax>
-  std::uint64_t delay(std::uint64_t w, std::uint32_t round) noexcept {
+  template <class Relax, class Until>
+  std::uint64_t delay(std::uint64_t w, std::uint32_t round, Until& until) noexcept {
     const std::uint64_t lo = detail::knob_get(w, 0);
     const std::uint64_t cap = std::max<std::uint64_t>(lo, detail::knob_get(w, 1));
     const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(round, 20), cap);
     const std::uint64_t ns = ceiling - detail::jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
-    return timed_relax_for_ns<Relax>(static_cast<double>(ns), rates);
+    return timed_relax_for_ns<Relax>(static_cast<double>(ns), rates, until);
   }
 };
 

@@ -126,24 +126,28 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
 
   // Spins one budget: polls with loads, takes a free-looking word with a CAS 0 -> `take`.
   // Returns true with the lock held, false when the budget is spent or the deadline has passed.
+  // A round ends early once the word looks free (prompt handoff).
   template <class Deadline>
   bool spin(std::uint32_t take, const Deadline& d, detail::wait_meter<Stats>& m) noexcept {
     typename Policy::waiter w;
+    const auto looks_free = [this] { return word_.load(std::memory_order_relaxed) == kFree; };
     for (;;) {
       std::uint32_t c = word_.load(std::memory_order_relaxed);
       if (c == kFree) {
         // 0 -> take; acquire pairs with unlock()'s release exchange.
         if (word_.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) {
+          detail::finish_spin(w, true);
           m.account(w);
           return true;
         }
         continue;
       }
       if (w.is_completed() || d.expired()) {
+        if (w.is_completed()) detail::finish_spin(w, false);  // a deadline is not a lost spin
         m.account(w);
         return false;
       }
-      m.snooze(w);
+      m.snooze(w, looks_free);
     }
   }
 

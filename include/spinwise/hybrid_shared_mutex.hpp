@@ -242,6 +242,12 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked) wake(writer_seq_);
   }
 
+  // "ready(word) holds now", for a spin round to end early on (prompt handoff).
+  template <class Ready>
+  auto now(Ready ready) const noexcept {
+    return [this, ready] { return ready(state_.load(std::memory_order_relaxed)); };
+  }
+
   // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
   template <class Ready, class Deadline>
   bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready,
@@ -269,7 +275,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         continue;
       }
       if (d.expired()) return false;
-      if (!wt.pause()) wt.next_episode(park(writer_seq_, kWritersParked, writer_may_reserve, d));
+      if (!wt.pause(now(writer_may_reserve)))
+        wt.next_episode(park(writer_seq_, kWritersParked, writer_may_reserve, d));
     }
     for (;;) {  // Drain: wait for the readers inside to leave.
       // acquire pairs with the release in the readers' unlock_shared.
@@ -278,7 +285,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         if (!withdraw_reservation()) return false;
         break;
       }
-      if (!wt.pause()) wt.next_episode(park(writer_seq_, kWritersParked, drained, d));
+      if (!wt.pause(now(drained))) wt.next_episode(park(writer_seq_, kWritersParked, drained, d));
     }
     wt.entered();
     return true;
@@ -336,7 +343,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         state_.compare_exchange_strong(s, s | kReadersTurn, std::memory_order_relaxed);
         continue;
       }
-      if (!wt.pause()) wt.next_episode(park(reader_seq_, kReadersParked, reader_may_enter, d));
+      if (!wt.pause(now(reader_may_enter)))
+        wt.next_episode(park(reader_seq_, kReadersParked, reader_may_enter, d));
     }
   }
 

@@ -9,7 +9,7 @@
 //   class  a lock class, whose knobs are its alias's Tag overrides (hybrid_mutex, sx_lock, ...,
 //          or one an engine registered with register_knob_class), or a policy family, whose knobs
 //          are the process-wide values every class of that family follows until it overrides
-//          them (innodb, time, exp_backoff, no_backoff)
+//          them (innodb, time, exp_backoff, no_backoff, adaptive)
 //   knob   a field of the policy's settings struct (spin_wait_delay, delay_unit_ns, spin_loops, ...)
 // Setting a key is Policy::set(name, value) (a class's knob becomes an override); a batch
 // (apply_knobs) is all or nothing: every entry is parsed and checked, cross-field rules
@@ -64,7 +64,7 @@ namespace detail {
 // registered class keeps a pointer to the registering module's copy, so that module must stay
 // loaded (register_knob_class says so; with GCC, STB_GNU_UNIQUE state already keeps it loaded).
 struct knob_class_ops {
-  std::string_view policy;   // the family: "innodb", "time", "exp_backoff", "no_backoff"
+  std::string_view policy;   // the family: "innodb", "time", "exp_backoff", "no_backoff", "adaptive"
   std::string_view tag_key;  // the Tag's signature: with `policy`, names the knob word
   bool process_wide;         // Tag = void: the family's own values
   std::size_t count;
@@ -130,6 +130,7 @@ inline constexpr builtin_knob_class kBuiltinKnobClasses[] = {
     {"time", {}, &knob_ops_of<time_policy<>>},
     {"exp_backoff", {}, &knob_ops_of<exp_backoff_policy<>>},
     {"no_backoff", {}, &knob_ops_of<no_backoff_policy<>>},
+    {"adaptive", {}, &knob_ops_of<adaptive_policy<>>},
 };
 
 // A registered class: a node of the list at process().knob_classes, appended under
@@ -241,7 +242,7 @@ inline std::optional<knob_class> find_knob_class(std::string_view name) noexcept
   return std::nullopt;
 }
 
-// "hybrid_mutex, hybrid_shared_mutex, ..., innodb, time, exp_backoff, no_backoff, <registered>"
+// "hybrid_mutex, hybrid_shared_mutex, ..., innodb, time, exp_backoff, no_backoff, adaptive, <registered>"
 inline std::string knob_class_names() {
   std::string s;
   for (const detail::builtin_knob_class& b : detail::kBuiltinKnobClasses)

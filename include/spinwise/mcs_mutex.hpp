@@ -164,11 +164,12 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
             node.wait.load(std::memory_order_acquire);  // pairs with unlock()'s handover
         if (state == detail::kMcsGranted) break;
         if (state == detail::kMcsNext && !w.is_completed()) {
-          m.snooze(w);
+          m.snooze(w, [&] { return node.wait.load(std::memory_order_relaxed) == detail::kMcsGranted; });
         } else {
           m.yield();
         }
       }
+      detail::finish_spin(w, !w.is_completed());
       m.account(w);
       // We hold the lock. Move our successor link into the lock: node dies when we return.
       detail::mcs_link* succ = node.next.load(std::memory_order_acquire);

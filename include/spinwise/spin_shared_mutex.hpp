@@ -157,12 +157,12 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
           break;
         continue;
       }
-      wt.pause();
+      wt.pause([this] { return word::writer_may_reserve(state_.load(std::memory_order_relaxed)); });
       s = state_.load(std::memory_order_relaxed);
     }
     // Drain: wait for the readers inside to leave; acquire pairs with their unlock_shared.
     while (!word::drained(s)) {
-      wt.pause();
+      wt.pause([this] { return word::drained(state_.load(std::memory_order_relaxed)); });
       s = state_.load(std::memory_order_acquire);
     }
     wt.entered();
@@ -201,7 +201,7 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
         state_.compare_exchange_strong(s, s | kReadersTurn, std::memory_order_relaxed);
         continue;
       }
-      wt.pause();
+      wt.pause([this] { return word::reader_may_enter(state_.load(std::memory_order_relaxed)); });
     }
   }
 

@@ -321,7 +321,9 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       for (;;) {
         const std::uint32_t s = l_.state_.load(std::memory_order_acquire);
         if (ready(s)) return s;
-        if (!e_.pause()) e_.next_episode(l_.park(ready));
+        // A round ends early once the word looks ready (prompt handoff).
+        if (!e_.pause([&] { return ready(l_.state_.load(std::memory_order_relaxed)); }))
+          e_.next_episode(l_.park(ready));
       }
     }
     // The wait ended in the lock: report it.

@@ -109,9 +109,10 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
       if (ahead > 1 || w.is_completed()) {
         m.yield();
       } else {
-        m.snooze(w);
+        m.snooze(w, [&] { return owner_.load(std::memory_order_relaxed) == ticket; });
       }
     }
+    detail::finish_spin(w, !w.is_completed());
     m.account(w);
     m.done();
   }

@@ -60,15 +60,16 @@ struct time_spec {
 };
 
 // One round: [0, spin_wait_delay) x delay_unit_ns, clock-bounded (detail/spin_time.hpp); the
-// relax rate and the counter's are converted at the first non-zero delay of the wait.
+// relax rate and the counter's are converted at the first non-zero delay of the wait. The round
+// ends early when the lock's until() says the word looks free (asked every ~100 ns).
 struct time_delay {
   delay_rates rates;
 
-  template <class Relax>
-  std::uint64_t delay(std::uint64_t w, std::uint32_t) noexcept {
+  template <class Relax, class Until>
+  std::uint64_t delay(std::uint64_t w, std::uint32_t, Until& until) noexcept {
     const std::uint32_t spin_wait_delay = knob_get(w, 0);
     const std::uint32_t units = spin_wait_delay == 0 ? 0 : jitter_below(spin_wait_delay);
-    return units == 0 ? 0 : relax_for_ns<Relax>(static_cast<double>(units) * knob_get(w, 1), rates);
+    return units == 0 ? 0 : relax_for_ns<Relax>(static_cast<double>(units) * knob_get(w, 1), rates, until);
   }
 };
 

@@ -91,7 +91,9 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
     detail::spin_then_yield<Policy, Stats> wt(
         this, lock_mode::x);  // budget spent: yield, to let a preempted holder run
     for (;;) {
-      while (word_.load(std::memory_order_relaxed) != kUnlocked) wt.pause();
+      // A round ends early once the word looks free (prompt handoff).
+      while (word_.load(std::memory_order_relaxed) != kUnlocked)
+        wt.pause([this] { return word_.load(std::memory_order_relaxed) == kUnlocked; });
       if (word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked) break;  // free -> held
     }
     wt.entered();

@@ -4,16 +4,23 @@
 // The contract a policy P meets (locks and tools rely on exactly this):
 //   typename P::waiter w;   built on the stack when an acquisition finds the lock busy; cheap
 //                           (one relaxed load of a knob word)
+//   w.snooze(until);        one spin round, ended early once until() (a lock's "the word looks
+//                           free") says true: the time-based rules ask it about every 100 ns, so a
+//                           waiter sees a release within that, not at its delay's end (innodb does
+//                           not ask: MySQL's delay is an instruction count). w.snooze() = never.
 //   w.snooze();             one spin round: waits the policy's (randomized) delay through P's
 //                           Relax (innodb, no_backoff: a relax count; time, exp_backoff: until a
 //                           deadline on the cycle counter, detail/spin_time.hpp); never blocks,
 //                           never yields
-//   w.is_completed();       true once spin_loops rounds are spent. A spin lock then yields
+//   w.is_completed();       true once the budget is spent (spin_loops rounds; adaptive: its
+//                           class's learnt budget of spinning time). A spin lock then yields
 //                           (std::this_thread::yield) between polls for as long as it waits; a
 //                           hybrid lock yields once, then parks on a futex.
 //   w.rounds();             rounds snoozed so far
 //   w.relaxes();            relax instructions issued so far (for statistics, lock_stats.hpp)
-//   P::name()               "innodb", "time", "exp_backoff" or "no_backoff"
+//   w.finish(won);          optional: how the spin ended (won: the lock was taken while spinning;
+//                           false: the budget ran out). The locks call it; adaptive learns from it.
+//   P::name()               "innodb", "time", "exp_backoff", "no_backoff" or "adaptive"
 //   P::current(), P::set(settings), P::set(name, value), P::get(name, out), P::reset(),
 //   P::reset(name), P::overridden(), and one set_<knob>() / <knob>() pair per knob: see knobs.hpp.
 //
@@ -22,6 +29,8 @@
 //   time_policy<Tag, Relax>         the same shape, the unit in ns (delay_unit_ns)
 //   exp_backoff_policy<Tag, Relax>  exponential with jitter and a cap, in ns
 //   no_backoff_policy<Tag, Relax>   one relax per poll, the baseline
+//   adaptive_policy<Tag, Relax>     a spin budget in time that each Tag (lock class) learns from
+//                                   its waits' outcomes, within a cap on its share of process CPU
 // Tag = void names the process-wide knobs; another Tag overrides them for the locks that use it
 // (each public lock alias has its own Tag, e.g. ttas_mutex::policy). Relax defaults to
 // cpu_relaxer; spinwise-stress plugs an emulated PAUSE, the statistics count relaxes through it.
@@ -29,6 +38,7 @@
 // Jitter comes from a per-thread generator (detail/jitter.hpp); seed_spin_jitter(seed) makes the
 // calling thread's delays reproducible.
 
+#include "spinwise/adaptive_policy.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/innodb_policy.hpp"
 #include "spinwise/knobs.hpp"

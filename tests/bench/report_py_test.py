@@ -359,7 +359,7 @@ class SyntheticReport(unittest.TestCase):
         c = next(x for x in s["benchmarks"] if x["scenario"] == "contended" and x["lock"] == "ticket_mutex"
                  and x["threads"] == 4)
         self.assertEqual(c["params"], {"cs_ns": 100, "local_ns": 100})
-        self.assertEqual(set(c["values"]), {"acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"})
+        self.assertEqual(set(c["values"]), {"acq_per_s", "fair_cov", "fair_min", "fair_max", "cpu_ns_per_acq", "csw_per_acq", "capped"})
         self.assertLess(os.path.getsize(summary_path), os.path.getsize(self.run_path))
 
         again = os.path.join(self.tmp, "again")

@@ -245,6 +245,42 @@ TEST(ExpBackoffPolicy, GrowsExponentiallyWithJitterUpToTheCap) {
   }
 }
 
+// Prompt handoff. Bug guarded: a waiter deep in a long delay that finishes it before it looks
+// at the lock again (the handoff then waits out the delay). The time rules ask the lock's
+// until() after every check interval; innodb, an instruction count by definition, never does.
+struct until_tag;
+TEST(PromptHandoff, TimeRulesEndARoundOnceTheLockLooksFree) {
+  namespace d = spinwise::detail;
+  const std::uint64_t check = static_cast<std::uint64_t>(d::backend::kDelayCheckNs / 10);  // 10 ns relaxes
+  using T = spinwise::time_policy<until_tag, ten_ns_relax>;
+  using E = spinwise::exp_backoff_policy<until_tag, ten_ns_relax>;
+  using I = spinwise::innodb_policy<until_tag, ten_ns_relax>;
+  ASSERT_TRUE(T::set({1000, 10'000, 100}));  // rounds of up to 10 ms
+  ASSERT_TRUE(E::set({100'000, 100'000, 100}));
+  ASSERT_TRUE(I::set({1000, 100, 100}));
+  spinwise::seed_spin_jitter(5);
+  int asked = 0;
+  const auto free_after_two = [&asked] { return ++asked >= 2; };
+  T::waiter t;
+  asked = 0;
+  for (int i = 0; i < 20 && t.relaxes() == 0; ++i) t.snooze(free_after_two);  // skip a zero draw
+  EXPECT_EQ(asked, 2);
+  EXPECT_LE(t.relaxes(), 2 * check);
+  E::waiter e;
+  asked = 0;
+  e.snooze(free_after_two);
+  EXPECT_EQ(asked, 2);
+  EXPECT_LE(e.relaxes(), 2 * check);
+  I::waiter in;
+  asked = 0;
+  for (int i = 0; i < 20 && in.relaxes() == 0; ++i) in.snooze(free_after_two);
+  EXPECT_EQ(asked, 0) << "innodb counts instructions: it does not look";
+  EXPECT_GT(in.relaxes(), 2 * check);
+  T::reset();
+  E::reset();
+  I::reset();
+}
+
 TEST(NoBackoffPolicy, OneRelaxPerRound) {
   histogram_scope h;
   spinwise::no_backoff_policy<void, counting_relax>::waiter w;

@@ -430,8 +430,10 @@ template <class Rule>
 std::vector<std::uint64_t> issued_per_round(std::uint64_t knobs, std::uint32_t rounds) {
   spinwise::seed_spin_jitter(99);
   Rule rule;
+  spinwise::detail::never_ready never;
   std::vector<std::uint64_t> out;
-  for (std::uint32_t r = 0; r < rounds; ++r) out.push_back(rule.template delay<counter_relax>(knobs, r));
+  for (std::uint32_t r = 0; r < rounds; ++r)
+    out.push_back(rule.template delay<counter_relax>(knobs, r, never));
   return out;
 }
 
@@ -577,7 +579,7 @@ TEST(StressCatalog, DefaultPolicyIsTheLibrarysOwn) {
     c.lock = lock;
     EXPECT_EQ(st::to_string(st::resolve_policy(c)), policy) << lock << ": no --policy runs the default";
     std::set<st::policy_kind> seen(li->policies.begin(), li->policies.end());
-    EXPECT_EQ(seen.size(), 4u) << lock << ": every policy once";
+    EXPECT_EQ(seen.size(), 5u) << lock << ": every policy once";
   }
   EXPECT_EQ(spinwise::sx_lock::policy::name(), "time");
   EXPECT_EQ(spinwise::hybrid_shared_mutex::policy::name(), "time");
@@ -914,7 +916,10 @@ TEST(StressCli, BadFlagsAreRefusedWithTheirName) {
       {{"--spin_wait_delay", "6"}, "spin_wait_delay"},  // flags are kebab-case only
       {{"--scenario", "incident"}, "--scenario"},
       {{"--lock", "futex"}, "unknown lock"},
-      {{"--policy", "adaptive"}, "--policy"},
+      {{"--policy", "adaptiv"}, "--policy"},
+      {{"--policy", "adaptive", "--spin-loops", "3"},
+       "--spin-loops applies to the policies with a fixed budget"},
+      {{"--policy", "adaptive", "--spin-wait-delay", "3"}, "--spin-wait-delay applies to"},
       {{"--cpu-model", "zen4"}, "--cpu-model"},
       {{"--cpu-model", "skylake", "--relax-ns", "10"}, "excludes"},
       {{"--relax-ns", "0"}, "--relax-ns"},
@@ -949,6 +954,9 @@ TEST(StressCli, BadFlagsAreRefusedWithTheirName) {
       {{"--sweep", "--sweep-delays", "1,x"}, "--sweep-delays"},
       {{"--sweep", "--sweep-delays", "2000"}, "--sweep-delays"},
       {{"--sweep", "--sweep-cpus", "skylake,zen"}, "--sweep-cpus"},
+      {{"--sweep", "--sweep-cpus", "20xs"}, "--sweep-cpus takes broadwell, skylake, native or <n>ns"},
+      {{"--sweep", "--sweep-cpus", "0ns"}, "--sweep-cpus takes"},
+      {{"--sweep", "--sweep-cpus", "20ns5"}, "--sweep-cpus takes"},
       {{"--sweep", "--lock", "std::mutex"}, "--sweep needs a spinwise lock"},
       {{"--sweep", "--repeat", "0"}, "--repeat"},
   };
@@ -964,6 +972,15 @@ TEST(StressCli, BadFlagsAreRefusedWithTheirName) {
 }
 
 // Guards against a refused knob that changed the stress locks' settings anyway.
+// The sweep's CPUs may be relax lengths; the adaptive policy runs without a knob.
+TEST(StressCli, SweepCpusTakeRelaxLengths) {
+  const st::parse_outcome p = parse({"--sweep", "--sweep-cpus", "native,2ns,100ns"});
+  ASSERT_TRUE(p.run) << p.message;
+  EXPECT_EQ(p.options.sweep_opts.cpus, std::vector<st::cpu_model>{st::cpu_model::native});
+  EXPECT_EQ(p.options.sweep_opts.relax_ns, (std::vector<double>{2, 100}));
+  EXPECT_TRUE(parse({"--policy", "adaptive"}).run);
+}
+
 TEST(StressCli, ARefusedKnobChangesNothing) {
   ASSERT_TRUE(parse({"--policy", "innodb", "--spin-wait-delay", "7", "--pause-multiplier", "9"}).run);
   const auto before = st::effective_knobs(st::policy_kind::innodb);
@@ -1124,29 +1141,45 @@ TEST(StressReport, DelayAccuracyAndRoundLengthsInTheJson) {
   EXPECT_EQ(st::format_run(i).find("delay accuracy"), std::string::npos);
 }
 
-TEST(StressSweep, PointsCoverDelaysTimesCpusPlusTheTimePolicy) {
+TEST(StressSweep, PointsCoverDelaysTimesCpusPlusTheTimeAndAdaptivePolicies) {
   st::sweep_options s;
   const auto pts = st::sweep_points(s);
-  ASSERT_EQ(pts.size(), 9u * 3u + 3u);
+  ASSERT_EQ(pts.size(), 9u * 3u + 3u + 3u);
   std::set<std::pair<int, int>> seen;
+  std::vector<const st::sweep_point*> time, adaptive;
   for (const auto& p : pts) {
     if (p.policy == st::policy_kind::innodb)
       seen.insert({static_cast<int>(p.cpu), static_cast<int>(p.delay)});
+    if (p.policy == st::policy_kind::time) time.push_back(&p);
+    if (p.policy == st::policy_kind::adaptive) adaptive.push_back(&p);
   }
   EXPECT_EQ(seen.size(), 27u);
-  EXPECT_EQ(pts.back().policy, st::policy_kind::time);
-  EXPECT_EQ(pts.back().unit_ns, 200u);
+  ASSERT_EQ(time.size(), 3u);
+  ASSERT_EQ(adaptive.size(), 3u);
+  EXPECT_EQ(time.back()->unit_ns, 200u);
 
   st::workload_config base;
   base.lock.lock = "hybrid_mutex";
   base.lock.pause_multiplier = 5;
-  const st::workload_config t = st::point_config(base, pts.back());
+  const st::workload_config t = st::point_config(base, *time.back());
   EXPECT_FALSE(t.lock.pause_multiplier.has_value()) << "an innodb knob leaked into the time policy";
   EXPECT_EQ(*t.lock.delay_unit_ns, 200u);
   EXPECT_NO_THROW(st::resolve_policy(t.lock));
+  const st::workload_config a = st::point_config(base, *adaptive.back());
+  EXPECT_FALSE(a.lock.pause_multiplier || a.lock.spin_wait_delay || a.lock.delay_unit_ns || a.lock.spin_loops)
+      << "a knob leaked into the adaptive policy";
+  EXPECT_NO_THROW(st::resolve_policy(a.lock));
   const st::workload_config i = st::point_config(base, pts.front());
   EXPECT_EQ(*i.lock.pause_multiplier, 5u);
   EXPECT_EQ(*i.lock.policy, st::policy_kind::innodb);
+  // A CPU given as a relax length runs as a custom model of that length.
+  s.cpus.clear();
+  s.relax_ns = {20};
+  const auto custom = st::sweep_points(s);
+  ASSERT_EQ(custom.size(), 9u + 2u);
+  EXPECT_EQ(st::point_config(base, custom.front()).cpu, st::cpu_model::custom);
+  EXPECT_EQ(st::point_config(base, custom.front()).relax_ns, 20.0);
+  EXPECT_EQ(st::sweep_settings(base, s).front().label, "20ns/innodb/0");
 }
 
 // A two-point sweep end to end: table rows, and a plot script gnuplot accepts (when installed).
@@ -1158,16 +1191,29 @@ TEST(StressSweep, RunsAndPlots) {
   st::sweep_options s;
   s.delays = {0, 30};
   s.cpus = {st::cpu_model::skylake};
+  s.relax_ns = {20};  // and a CPU given as its relax length
   std::ostringstream table;
   const std::vector<st::run_result> runs = st::run_sweep(c, s, table);
-  ASSERT_EQ(runs.size(), 3u);
+  // Per CPU: two innodb delays, the time policy, the adaptive policy.
+  ASSERT_EQ(runs.size(), 8u);
   for (const st::run_result& r : runs) expect_sound(r);
+  std::size_t adaptive = 0;
+  for (const st::run_result& r : runs) {
+    if (r.policy != st::policy_kind::adaptive) continue;
+    ++adaptive;
+    EXPECT_FALSE(st::knob_value(r, "spin_wait_delay").has_value()) << "adaptive has no knob to sweep";
+    EXPECT_GE(r.adaptive_budget_ns, 200u);
+  }
+  EXPECT_EQ(adaptive, 2u);
   const std::string lines = table.str();
-  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 4) << lines;
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 9) << lines;
   const std::string script = st::gnuplot_script(runs, "out.png", "title \"quoted\"");
   EXPECT_NE(script.find("set output \"out.png\""), std::string::npos);
   EXPECT_NE(script.find("skylake (innodb)"), std::string::npos);
   EXPECT_NE(script.find("skylake (time policy)"), std::string::npos);
+  EXPECT_NE(script.find("20ns (innodb)"), std::string::npos) << script;
+  EXPECT_NE(script.find("skylake (adaptive, no knob)"), std::string::npos) << script;
+  EXPECT_NE(script.find("with yerrorlines dt 2"), std::string::npos) << "adaptive: a dashed level";
   EXPECT_EQ(script.find("\"quoted\""), std::string::npos) << "a title quote would end the gnuplot string";
   // The spread: each point's median with its interval as error bars (x y ylow yhigh per panel).
   EXPECT_NE(script.find("using 1:2:3:4 with yerrorlines"), std::string::npos) << script;
@@ -1195,7 +1241,7 @@ TEST(StressSweep, RunsAndPlots) {
         ++data_rows;
       }
     }
-    EXPECT_EQ(data_rows, 3u);
+    EXPECT_EQ(data_rows, 10u) << "per CPU: two innodb points, one time point, the adaptive level's two ends";
   }
 
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
@@ -1432,7 +1478,7 @@ TEST(StressPlan, RunsAreInterleavedAndSeeded) {
   st::sweep_options so;
   so.repeat = 2;
   const std::vector<st::setting> pts = st::sweep_settings(st::workload_config{}, so);
-  ASSERT_EQ(pts.size(), 30u);
+  ASSERT_EQ(pts.size(), 33u);
   const std::vector<st::planned_run> sp = st::plan_runs(pts, {so.repeat, so.order_seed});
   std::set<std::size_t> first_round;
   for (std::size_t k = 0; k < pts.size(); ++k) first_round.insert(sp[k].setting);

@@ -4,9 +4,14 @@
 // delay through Relax and returns the relaxes it issued, and the accessors named after its knobs.
 //
 //   struct my_rule {                          // per-wait state, if any (e.g. a conversion rate)
-//     template <class Relax>
-//     std::uint64_t delay(std::uint64_t knobs, std::uint32_t round) noexcept;
+//     template <class Relax, class Until>
+//     std::uint64_t delay(std::uint64_t knobs, std::uint32_t round, Until& until) noexcept;
 //   };
+//
+// `until` is the lock's "may I stop waiting?" (the word looks free): a rule whose delay is long
+// asks it between chunks of relaxes and ends the round when it says true (the time rules do, via
+// relax_for_ns); a rule may ignore it (innodb: MySQL's ut_delay counts instructions and does not
+// look). A rule with the older two-argument delay(knobs, round) still works; it never ends early.
 //   template <class Tag, class Relax>
 //   struct my_policy : detail::policy_base<my_spec, Tag, Relax, my_rule> { ... };
 //
@@ -14,11 +19,21 @@
 // a change made while a thread spins applies from its next round, the budget included.
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/spin_time.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise::detail {
+
+template <class Rule, class Relax, class Until, class = void>
+struct rule_takes_until : std::false_type {};
+template <class Rule, class Relax, class Until>
+struct rule_takes_until<Rule, Relax, Until,
+                        std::void_t<decltype(std::declval<Rule&>().template delay<Relax>(
+                            std::uint64_t{}, std::uint32_t{}, std::declval<Until&>()))>> : std::true_type {};
 
 // One busy-lock episode: up to spin_loops rounds (the Spec's field kSpinLoops), each the Rule's
 // delay, its relaxes counted for the statistics.
@@ -29,11 +44,18 @@ class rounds_waiter {
 
   rounds_waiter() noexcept : loops_(knob_get(knob_word<Spec, Tag>(), Spec::kSpinLoops)) {}
 
-  // One round. Never blocks, never yields.
-  void snooze() noexcept {
+  // One round. Never blocks, never yields. The round ends early once until() says true
+  // (asked about every ~100 ns by the time rules; see the rule contract above).
+  void snooze() noexcept { snooze(never_ready{}); }
+  template <class Until>
+  void snooze(Until&& until) noexcept {
     const std::uint64_t w = knob_word<Spec, Tag>();
     loops_ = knob_get(w, Spec::kSpinLoops);
-    relaxes_ += rule_.template delay<Relax>(w, rounds_);
+    if constexpr (rule_takes_until<Rule, Relax, std::remove_reference_t<Until>>::value) {
+      relaxes_ += rule_.template delay<Relax>(w, rounds_, until);
+    } else {
+      relaxes_ += rule_.template delay<Relax>(w, rounds_);
+    }
     ++rounds_;
   }
   // The spin budget is spent: yield (spin locks) or yield once and park (hybrid locks).
@@ -47,6 +69,36 @@ class rounds_waiter {
   std::uint32_t rounds_ = 0;
   std::uint32_t loops_;
 };
+
+// w.snooze(until) where the waiter takes a predicate (every spinwise policy's does), else
+// w.snooze(): a policy written to the older contract still works, its rounds just never end early.
+template <class Waiter, class Until, class = void>
+struct waiter_takes_until : std::false_type {};
+template <class Waiter, class Until>
+struct waiter_takes_until<Waiter, Until,
+                          std::void_t<decltype(std::declval<Waiter&>().snooze(std::declval<Until&>()))>>
+    : std::true_type {};
+
+template <class Waiter, class Until>
+SPINWISE_ALWAYS_INLINE void snooze_until(Waiter& w, Until& until) noexcept {
+  if constexpr (waiter_takes_until<Waiter, Until>::value) {
+    w.snooze(until);
+  } else {
+    w.snooze();
+  }
+}
+
+// Tells a waiter how its spinning ended, where it wants to know (adaptive_policy learns from it):
+// won = the lock was taken while the waiter spun; false = its budget ran out first.
+template <class Waiter, class = void>
+struct waiter_learns : std::false_type {};
+template <class Waiter>
+struct waiter_learns<Waiter, std::void_t<decltype(std::declval<Waiter&>().finish(true))>> : std::true_type {};
+
+template <class Waiter>
+SPINWISE_ALWAYS_INLINE void finish_spin(Waiter& w, bool won) noexcept {
+  if constexpr (waiter_learns<Waiter>::value) w.finish(won);
+}
 
 // The static side of a policy: its knobs (knob_api), its types and the spin budget every policy
 // has. Tag = void: the process-wide knobs; any other Tag: per-field overrides for the locks using

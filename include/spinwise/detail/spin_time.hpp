@@ -84,32 +84,43 @@ struct delay_rates {
 // that stops (a broken clock source) cannot hold a waiter in a delay forever.
 inline constexpr std::uint64_t kDelayRelaxCap = 16;
 
+// The predicate of a delay that nothing can end early.
+struct never_ready {
+  constexpr bool operator()() const noexcept { return false; }
+};
+
 // Relaxes for `ns` nanoseconds: until the counter has advanced by `ns`, reading it after each
 // chunk of relaxes, a chunk being what the relax table says fits in the time left, and at most a
 // check interval's worth (per_check). With the table right the delay ends within one relax of its
 // deadline; with the relax cost moved under it, within one check interval. At most
 // kDelayRelaxCap x the converted count is issued. Returns the relaxes issued. A counter that
 // steps back (read on another CPU after a migration) ends the delay.
-template <class Relax>
-std::uint64_t relax_for_ns(double ns, delay_rates& r) noexcept {
+//
+// `until` is asked after every chunk, so about once per check interval (~100 ns): true ends the
+// delay there (without a usable counter a delay is its count alone, and is not ended early). A lock passes
+// "the word looks free", so a waiter deep in a long delay still sees a release within a check interval
+// instead of at the delay's end (prompt handoff).
+template <class Relax, class Until = never_ready>
+std::uint64_t relax_for_ns(double ns, delay_rates& r, Until&& until = {}) noexcept {
   if (SPINWISE_UNLIKELY(r.relaxes_per_ns == 0.0)) r.template convert<Relax>();
   const std::uint64_t planned = relaxes_in(ns, r.relaxes_per_ns);
   if (planned == 0) return 0;
-  if (SPINWISE_UNLIKELY(!(r.ticks_per_ns > 0.0))) {  // no usable counter: the count alone
+  if (SPINWISE_UNLIKELY(!(r.ticks_per_ns > 0.0))) {  // no usable counter: the count alone, not ended early
     Relax::relax_n(static_cast<std::uint32_t>(planned));
     return planned;
   }
+  std::uint64_t issued = 0;
   const std::uint64_t start = delay_counter<Relax>();
   const auto span = static_cast<std::uint64_t>(ns * r.ticks_per_ns);
   const double relaxes_per_tick = r.relaxes_per_ns / r.ticks_per_ns;
   const std::uint64_t cap = planned * kDelayRelaxCap;
-  std::uint64_t issued = 0;
   std::uint64_t elapsed = 0;
   do {
     const double fit = static_cast<double>(span - elapsed) * relaxes_per_tick + 0.5;
     const auto n = static_cast<std::uint32_t>(std::clamp(fit, 1.0, static_cast<double>(r.per_check)));
     Relax::relax_n(n);
     issued += n;
+    if (until()) break;
     elapsed = delay_counter<Relax>() - start;
   } while (elapsed < span && issued < cap);
   return issued;

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/policy_core.hpp"
 #include "spinwise/detail/spin_time.hpp"
 #include "spinwise/lock_stats.hpp"
 
@@ -21,9 +22,9 @@ namespace spinwise::detail {
 template <class Stats, bool = Stats::enabled>
 struct wait_meter {
   wait_meter(const void*, lock_mode, lock_site) noexcept {}
-  template <class Waiter>
-  void snooze(Waiter& w) noexcept {
-    w.snooze();
+  template <class Waiter, class Until = never_ready>
+  void snooze(Waiter& w, Until&& until = {}) noexcept {
+    snooze_until(w, until);
   }
   void yield() noexcept { std::this_thread::yield(); }
   void parked() noexcept {}
@@ -51,11 +52,11 @@ struct wait_meter<Stats, true> {
   // its time off the CPU as spinning (on an oversubscribed machine that multiplied the spin CPU
   // share 14x). A snooze that took more than twice what its relaxes cost plus 50 us was
   // preempted: it counts at what its relaxes cost.
-  template <class Waiter>
-  void snooze(Waiter& w) noexcept {
+  template <class Waiter, class Until = never_ready>
+  void snooze(Waiter& w, Until&& until = {}) noexcept {
     const std::uint64_t n0 = w.relaxes();
     const std::uint64_t t0 = read_counter();
-    w.snooze();
+    snooze_until(w, until);
     const std::uint64_t took = read_counter() - t0;
     const double hz = static_cast<double>(counter_frequency());
     r.spin_ticks += SPINWISE_LIKELY(static_cast<double>(took) <= 50e-6 * hz)
@@ -109,8 +110,9 @@ struct wait_meter<Stats, true> {
 
 // One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
 // budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
-// word, calls pause() while it may not enter, parks when pause() says the episode is over and
-// then calls next_episode(), and calls entered() once it holds the lock.
+// word, calls pause(until) while it may not enter (until: "the word looks as if I may", which
+// ends a long round early), parks when pause() says the episode is over and then calls
+// next_episode(), and calls entered() once it holds the lock.
 template <class Policy, class Stats>
 class park_episodes {
  public:
@@ -119,9 +121,10 @@ class park_episodes {
   park_episodes(const void* lock, lock_mode m, lock_site site = {}) noexcept : m_(lock, m, site) {}
 
   // One step of the episode; false when it is over and the caller should park.
-  bool pause() noexcept {
+  template <class Until = never_ready>
+  bool pause(Until&& until = {}) noexcept {
     if (!w.is_completed()) {
-      m_.snooze(w);
+      m_.snooze(w, until);
       return true;
     }
     if (!yielded_) {
@@ -134,12 +137,14 @@ class park_episodes {
   // After the park (slept: the thread did sleep in the kernel): a fresh episode.
   void next_episode(bool slept) noexcept {
     if (slept) m_.parked();
+    finish_spin(w, false);
     m_.account(w);
     w = typename Policy::waiter{};
     yielded_ = false;
   }
   // The wait ended in the lock: report it.
   void entered() noexcept {
+    finish_spin(w, !w.is_completed());
     m_.account(w);
     m_.done();
   }
@@ -151,7 +156,7 @@ class park_episodes {
 
 // One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
 // long as it waits (progress when threads outnumber CPUs, without parking). The lock polls its
-// word, calls pause() while it may not enter, and entered() once it holds the lock.
+// word, calls pause(until) while it may not enter, and entered() once it holds the lock.
 template <class Policy, class Stats>
 class spin_then_yield {
  public:
@@ -159,14 +164,17 @@ class spin_then_yield {
 
   spin_then_yield(const void* lock, lock_mode m, lock_site site = {}) noexcept : m_(lock, m, site) {}
 
-  void pause() noexcept {
+  template <class Until = never_ready>
+  void pause(Until&& until = {}) noexcept {
     if (!w.is_completed()) {
-      m_.snooze(w);
+      m_.snooze(w, until);
     } else {
       m_.yield();
     }
   }
+  // A lock taken after the budget ran out (in the yield phase) counts as a spin lost.
   void entered() noexcept {
+    finish_spin(w, !w.is_completed());
     m_.account(w);
     m_.done();
   }

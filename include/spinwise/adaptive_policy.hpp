@@ -1,0 +1,294 @@
+#pragma once
+// adaptive_policy: a spin budget that tunes itself, per lock class, within a CPU cap.
+//
+// A waiter spins, in rounds of exponential backoff (uniform [c/2, c] ns, c = 64 ns x 2^round up
+// to 1 us, each ended early once the lock word looks free), until the lock is taken or its
+// class's current budget of spinning time is spent; then a spin lock yields between polls and a
+// hybrid lock yields once and parks, as with every policy. How each spin ended (won in the lock,
+// or lost to the budget) and how long it spun go into the class's window; every 64 ends the
+// window decides the next budget (detail/adaptive_controller.hpp has the rule): halve it while
+// spinning mostly fails, double it while most spins win and some win late, trim it to four times
+// the mean win when wins all come early, and never let the class's spin time exceed
+// spin_cpu_pct percent of the process's CPU time over the window (CLOCK_PROCESS_CPUTIME_ID, read
+// once per decision). The budget stays within [min_spin_ns, max_spin_ns].
+//
+// The class is the Tag: every lock of one Tag shares one budget, in every module of the process
+// (the state is a named object in the process-wide state, detail/process_state.hpp). A
+// Tag-less adaptive_policy<> is one class for all its locks.
+//
+// What it costs: nothing on the uncontended path (the policy is consulted only once the lock
+// was found busy). A contended wait reads the budget (one relaxed load of a shared line that
+// changes once per window) and adds its end to a per-thread tally; every 16 ends a thread folds
+// its tally into the class's counters (five atomic adds), and one fold in four triggers a
+// decision (one try-CAS of a flag, a clock_gettime, one store).
+//
+// Deterministic under seed_spin_jitter: its jitter is the thread's generator, and its decisions
+// are a pure function of the outcomes and the CPU clock.
+//
+// When not to use it: to replay a MySQL setting (innodb_policy), or where the same wait must
+// always cost the same (a benchmark baseline: time_policy with fixed knobs).
+//
+// Knobs (process-wide, or per Tag as for every policy):
+//   spin_cpu_pct  1..100, default 10: the cap on the class's spin share of process CPU (100: none)
+//   min_spin_ns   0..1000000, default 200: the smallest budget (0 lets spinning stop for good:
+//                 with no spin there are no wins to learn from)
+//   max_spin_ns   1..1000000, default 50000, >= min_spin_ns: the largest budget
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <new>
+#include <string_view>
+
+#include "spinwise/config.hpp"
+#include "spinwise/detail/adaptive_controller.hpp"
+#include "spinwise/detail/jitter.hpp"
+#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/process_state.hpp"
+#include "spinwise/detail/spin_time.hpp"
+#include "spinwise/knobs.hpp"
+
+namespace spinwise {
+
+struct adaptive_settings {
+  std::uint32_t spin_cpu_pct = 10;    // 1..100
+  std::uint32_t min_spin_ns = 200;    // 0..1000000, <= max_spin_ns
+  std::uint32_t max_spin_ns = 50000;  // 1..1000000
+};
+
+namespace detail {
+
+struct adaptive_spec {
+  using settings = adaptive_settings;
+  static constexpr std::size_t kCount = 3;
+  static constexpr knob_field kFields[kCount] = {
+      {"spin_cpu_pct", 1, 100, 10, "adaptive spin_cpu_pct must be in 1..100"},
+      {"min_spin_ns", 0, 1'000'000, 200, "adaptive min_spin_ns must be in 0..1000000"},
+      {"max_spin_ns", 1, 1'000'000, 50'000, "adaptive max_spin_ns must be in 1..1000000"},
+  };
+  static constexpr const char* kUnknownName =
+      "unknown adaptive knob (known: spin_cpu_pct, min_spin_ns, max_spin_ns)";
+  static constexpr std::uint32_t kTied = 0b110;  // min and max: a Tag overrides both or neither
+  static constexpr const char* cross_check(std::uint64_t w) noexcept {
+    return knob_get(w, 1) > knob_get(w, 2)
+               ? "adaptive min_spin_ns must not exceed max_spin_ns (set both at once with set(settings))"
+               : nullptr;
+  }
+  static constexpr settings to_settings(std::uint64_t w) noexcept {
+    return {knob_get(w, 0), knob_get(w, 1), knob_get(w, 2)};
+  }
+  static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept {
+    v[0] = s.spin_cpu_pct;
+    v[1] = s.min_spin_ns;
+    v[2] = s.max_spin_ns;
+  }
+};
+
+// The budget a class starts with: about what time_policy's defaults spin before parking on
+// average when a wait does not end first (~15 us), halved, so that a class that spinning does not
+// help starts shrinking from a modest figure.
+inline constexpr std::uint32_t kAdaptiveInitialNs = 8000;
+// A thread folds its ends into the class every this many.
+inline constexpr std::uint32_t kAdaptiveFold = 16;
+
+// One class's learning state, process-wide. Counters and the budget sit on separate lines: the
+// budget is read by every contended wait, the counters are written by folds.
+struct adaptive_class_state {
+  alignas(kStatePad) std::atomic<std::uint32_t> budget_ns{kAdaptiveInitialNs};
+  std::atomic<std::uint64_t> decisions{0};
+  std::atomic<std::uint8_t> last_step{0};  // adaptive_step of the last decision
+  alignas(kStatePad) std::atomic<std::uint64_t> wins{0}, losses{0}, late_wins{0}, win_ns{0}, spin_ns{0};
+  std::atomic<bool> deciding{false};
+  std::atomic<std::uint64_t> last_cpu_ns{0};  // process CPU time at the last decision (0: none yet)
+};
+
+inline constexpr int kAdaptiveObject = 4;  // detail::object_kind for adaptive_class_state
+
+template <class Tag>
+struct adaptive_key {};
+
+template <class Tag>
+SPINWISE_COLD adaptive_class_state* find_adaptive_state() noexcept {
+  constexpr std::string_view key = type_signature<adaptive_key<Tag>>();
+  if constexpr (!names_type_without_linkage(key)) {
+    void* o = find_object(kAdaptiveObject, key,
+                          [] { return static_cast<void*>(new (std::nothrow) adaptive_class_state); });
+    if (o != nullptr) return static_cast<adaptive_class_state*>(o);
+  }
+  alignas(kStatePad) static adaptive_class_state local;  // a Tag no other module can name
+  return &local;
+}
+
+template <class Tag>
+SPINWISE_ALWAYS_INLINE adaptive_class_state& adaptive_state() noexcept {
+  static adaptive_class_state* const s = find_adaptive_state<Tag>();
+  return *s;
+}
+
+// This process's CPU time in ns (0 if the clock cannot be read).
+inline std::uint64_t process_cpu_ns() noexcept {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Moves `w` into the class's counters and, once a window is full, decides (one thread at a
+// time; a thread that finds another deciding leaves its ends for the next decision).
+// `cpu_ns`: the process CPU time now (0: read the clock).
+SPINWISE_COLD inline void adaptive_fold(adaptive_class_state& s, adaptive_window& w, std::uint64_t knobs,
+                                        std::uint64_t cpu_ns = 0) noexcept {
+  s.wins.fetch_add(w.wins, std::memory_order_relaxed);
+  s.losses.fetch_add(w.losses, std::memory_order_relaxed);
+  s.late_wins.fetch_add(w.late_wins, std::memory_order_relaxed);
+  s.win_ns.fetch_add(w.win_ns, std::memory_order_relaxed);
+  s.spin_ns.fetch_add(w.spin_ns, std::memory_order_relaxed);
+  w = adaptive_window{};
+  if (s.wins.load(std::memory_order_relaxed) + s.losses.load(std::memory_order_relaxed) < kAdaptiveWindow)
+    return;
+  if (s.deciding.exchange(true, std::memory_order_acquire)) return;
+  adaptive_window full;
+  full.wins = s.wins.exchange(0, std::memory_order_relaxed);
+  full.losses = s.losses.exchange(0, std::memory_order_relaxed);
+  full.late_wins = s.late_wins.exchange(0, std::memory_order_relaxed);
+  full.win_ns = s.win_ns.exchange(0, std::memory_order_relaxed);
+  full.spin_ns = s.spin_ns.exchange(0, std::memory_order_relaxed);
+  const std::uint64_t now = cpu_ns != 0 ? cpu_ns : process_cpu_ns();
+  const std::uint64_t before = s.last_cpu_ns.exchange(now, std::memory_order_relaxed);
+  const std::uint64_t interval = before != 0 && now > before ? now - before : 0;
+  const adaptive_decision d = adapt_budget(s.budget_ns.load(std::memory_order_relaxed), full, interval,
+                                           {knob_get(knobs, 1), knob_get(knobs, 2), knob_get(knobs, 0)});
+  s.budget_ns.store(d.budget_ns, std::memory_order_relaxed);
+  s.last_step.store(static_cast<std::uint8_t>(d.step), std::memory_order_relaxed);
+  s.decisions.fetch_add(1, std::memory_order_relaxed);
+  s.deciding.store(false, std::memory_order_release);
+}
+
+// The calling thread's ends not folded yet, per class; what is left is folded when the thread
+// exits, so a short-lived thread's waits still count.
+template <class Tag>
+struct adaptive_tally {
+  adaptive_window w;
+  ~adaptive_tally() {
+    if (w.ends() > 0) adaptive_fold(adaptive_state<Tag>(), w, knob_word<adaptive_spec, Tag>());
+  }
+  static adaptive_tally& mine() noexcept {
+    static thread_local adaptive_tally t;
+    return t;
+  }
+};
+
+// One spin's end, into the thread's tally; folded every kAdaptiveFold ends.
+template <class Tag>
+void adaptive_record(bool won, std::uint64_t spun_ns, std::uint32_t budget_ns) noexcept {
+  adaptive_window& w = adaptive_tally<Tag>::mine().w;
+  w.add(won, spun_ns, budget_ns);
+  if (SPINWISE_UNLIKELY(w.ends() >= kAdaptiveFold))
+    adaptive_fold(adaptive_state<Tag>(), w, knob_word<adaptive_spec, Tag>());
+}
+
+// The first round's ceiling and the cap of a round, in ns.
+inline constexpr std::uint32_t kAdaptiveFirstRoundNs = 64;
+inline constexpr std::uint32_t kAdaptiveMaxRoundNs = 1024;
+
+// One busy-lock episode of adaptive_policy.
+template <class Tag, class Relax>
+class adaptive_waiter {
+ public:
+  using relax = Relax;
+
+  adaptive_waiter() noexcept
+      : budget_ns_(adaptive_state<Tag>().budget_ns.load(std::memory_order_relaxed)),
+        completed_(budget_ns_ == 0) {}
+
+  // One round: uniform [c/2, c] ns, c = 64 ns x 2^round capped at 1 us, ended early by until().
+  void snooze() noexcept { snooze(never_ready{}); }
+  template <class Until>
+  void snooze(Until&& until) noexcept {
+    const std::uint64_t ceiling = std::min<std::uint64_t>(
+        std::uint64_t{kAdaptiveFirstRoundNs} << std::min<std::uint32_t>(rounds_, 8), kAdaptiveMaxRoundNs);
+    const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
+    const std::uint64_t t0 = delay_counter<Relax>();
+    const std::uint64_t n = relax_for_ns<Relax>(static_cast<double>(ns), rates_, until);
+    relaxes_ += n;
+    ++rounds_;
+    spun_ns_ += round_ns(t0, n, static_cast<double>(ns));
+    if (spun_ns_ >= budget_ns_) completed_ = true;
+  }
+  bool is_completed() const noexcept { return completed_; }
+  std::uint32_t rounds() const noexcept { return rounds_; }
+  std::uint64_t relaxes() const noexcept { return relaxes_; }
+
+  // How the spin ended (the locks call it through detail::finish_spin): into the class's window.
+  void finish(bool won) noexcept {
+    adaptive_record<Tag>(won, static_cast<std::uint64_t>(spun_ns_), budget_ns_);
+  }
+
+  std::uint32_t budget_ns() const noexcept { return budget_ns_; }
+  double spun_ns() const noexcept { return spun_ns_; }
+
+ private:
+  // The round's spinning time: the counter's, unless a preemption inflated it (more than twice the
+  // round's request plus 50 us: the rule of the statistics, detail/wait_core.hpp), then the
+  // request's; without a usable counter, the relaxes' cost.
+  double round_ns(std::uint64_t t0, std::uint64_t relaxes, double requested) const noexcept {
+    if (!(rates_.ticks_per_ns > 0.0)) {
+      return rates_.relaxes_per_ns > 0.0 ? static_cast<double>(relaxes) / rates_.relaxes_per_ns : requested;
+    }
+    const double took = static_cast<double>(delay_counter<Relax>() - t0) / rates_.ticks_per_ns;
+    return took > 2.0 * requested + 50'000.0 ? requested : took;
+  }
+
+  delay_rates rates_;
+  double spun_ns_ = 0;
+  std::uint64_t relaxes_ = 0;
+  std::uint32_t rounds_ = 0;
+  std::uint32_t budget_ns_;
+  bool completed_;
+};
+
+}  // namespace detail
+
+// Tag: the lock class that learns (every lock of one Tag shares one budget) and whose knobs
+// override the process-wide ones; Relax as for every policy.
+template <class Tag = void, class Relax = cpu_relaxer>
+struct adaptive_policy : detail::knob_api<detail::adaptive_spec, Tag> {
+  using tag = Tag;
+  using relax = Relax;
+  using waiter = detail::adaptive_waiter<Tag, Relax>;
+
+  static constexpr std::string_view name() noexcept { return "adaptive"; }
+
+  static knob_status set_spin_cpu_pct(std::uint32_t v) noexcept { return api::set_field(0, v); }
+  static knob_status set_min_spin_ns(std::uint32_t v) noexcept { return api::set_field(1, v); }
+  static knob_status set_max_spin_ns(std::uint32_t v) noexcept { return api::set_field(2, v); }
+  static std::uint32_t spin_cpu_pct() noexcept { return field(0); }
+  static std::uint32_t min_spin_ns() noexcept { return field(1); }
+  static std::uint32_t max_spin_ns() noexcept { return field(2); }
+
+  // What the class has learnt: the budget a wait starts with now, and decisions made so far.
+  static std::uint32_t budget_ns() noexcept {
+    return detail::adaptive_state<Tag>().budget_ns.load(std::memory_order_relaxed);
+  }
+  static std::uint64_t decisions() noexcept {
+    return detail::adaptive_state<Tag>().decisions.load(std::memory_order_relaxed);
+  }
+  // Forgets what was learnt (the budget back to its initial value, the window emptied). Threads
+  // keep their unfolded ends. For tests and for a process whose load changed completely.
+  static void relearn() noexcept {
+    detail::adaptive_class_state& s = detail::adaptive_state<Tag>();
+    s.budget_ns.store(detail::kAdaptiveInitialNs, std::memory_order_relaxed);
+    for (std::atomic<std::uint64_t>* c : {&s.wins, &s.losses, &s.late_wins, &s.win_ns, &s.spin_ns})
+      c->store(0, std::memory_order_relaxed);
+    s.last_cpu_ns.store(0, std::memory_order_relaxed);
+  }
+
+ private:
+  using api = detail::knob_api<detail::adaptive_spec, Tag>;
+  static std::uint32_t field(std::size_t i) noexcept {
+    return detail::knob_get(detail::knob_word<detail::adaptive_spec, Tag>(), i);
+  }
+};
+
+}  // namespace spinwise
