@@ -1,38 +1,35 @@
 #pragma once
-// mcs_mutex: MCS queue lock that is plain Lockable (no node argument), after the K42 variant.
+// mcs_mutex: MCS queue lock that is plain Lockable (no node argument); FIFO while threads have
+// CPUs.
 //
-// Waiters form a queue; each spins on a flag in its own queue node, so a release touches exactly
-// one waiter's line and the lock scales to many spinning cores with FIFO order. Classic MCS makes
-// the caller pass the node to lock() and unlock(); here the lock itself holds the holder's node:
-// a waiter's node lives on its stack only while it waits, and on acquiring it moves its successor
-// link into the lock (Krieger, Stumm, Unrau, Hanna 1993, "A fair fast scalable reader-writer
-// lock"; Scott, "Shared-Memory Synchronization", 2nd ed., §4.3.2). No thread-local pool, no
-// allocation, any number of mcs_mutexes held at once.
+// Waiters form a queue; each spins on a flag in its own queue node, so passing the queue on
+// touches exactly one waiter's line and the lock scales to many spinning cores with FIFO order.
+// Classic MCS makes the caller pass the node to lock() and unlock(); here a waiter's node lives on
+// its stack only while it waits, and the lock holds only the queue's tail (after the K42 variant:
+// Krieger, Stumm, Unrau, Hanna 1993; Scott, "Shared-Memory Synchronization", 2nd ed., §4.3.2). No
+// thread-local pool, no allocation, any number of mcs_mutexes held at once.
+//
+// Ownership is a separate word (detail/fifo_gate.hpp), as in ticket_mutex: the queue's head
+// publishes a heartbeat while it polls; a release hands the lock to the head while its heartbeat
+// is fresh, and frees it for anyone once the head has not polled for the patience (20 us); an
+// arrival joins the queue only while its head runs. Classic MCS handed the lock to the next
+// waiter whether it ran or not and fell to 0.03x-0.42x of std::mutex with 4-16 threads per CPU
+// (spinwise-bench, 2-vCPU Emerald Rapids KVM guest, 2026-11-30). mcs_mutex_t<P, S, 0> never skips
+// a head (strict FIFO).
+//
+// How it waits: only the head spins (for its policy's budget, then it yields); the others yield at
+// every poll, since they cannot be served before it and the CPU they give up may be the one it or
+// the holder needs. A waiter outside the queue spins and yields like a TTAS waiter.
 //
 // When not to use it: below a dozen or so spinning cores a ticket or TTAS lock does as well in
-// less space, and uncontended it costs a CAS in unlock too. Like every FIFO lock it cannot skip a
-// preempted waiter: with more threads than CPUs use hybrid_mutex.
-//
-// Bounding the oversubscription damage: only the waiter next in line spins (for its policy's
-// budget, then it yields); the others yield at every poll, since they cannot be served before it
-// and the CPU they give up may be the one it or the holder needs. At 8 threads on 2 vCPUs that
-// took a lock+unlock from ~18 us (all waiters spinning their budget) to ~1.5 us; std::mutex,
-// which lets a running thread barge, does ~60 ns there (rough numbers, shared dev VM, 2026).
+// less space.
 //
 // Default policy: no_backoff_policy, as for ticket_mutex and for the same reason: a FIFO waiter
 // cannot overtake, so a delay only postpones its own turn and every turn behind it. It waits in
 // no delay unit (one relax per poll); its budget (spin_loops polls) is a relax count.
 //
-// Cost: 16 bytes (two pointers: the queue tail and the first waiter; 4x a ttas_mutex). Each
-// waiter uses 16 bytes of its own stack. Uncontended lock+unlock = two CASes.
-//
-// States (tail_, head_.next):
-//
-//   (null, null) --lock--> (&head_, null) --lock by W--> (W, W) --more waiters--> (Wn, W)
-//        ^                      |                                                   |
-//        +------unlock----------+      unlock: W.wait = 0; W, now the holder, copies its own
-//                                      next into head_.next and swings tail_ from W to &head_
-//                                      if it was the last (or waits for its successor's link).
+// Cost: 24 bytes (the queue tail, the ownership word and the heartbeat). Each waiter uses 16
+// bytes of its own stack. Uncontended lock+unlock = a load and a CAS, a load and a store.
 
 #include <atomic>
 #include <cstdint>
@@ -40,6 +37,7 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/fifo_gate.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
@@ -54,19 +52,17 @@ struct mcs_link {
   std::atomic<mcs_link*> next{nullptr};
 };
 
-// A waiter's node, on its stack from enqueue to acquisition. wait: 1 queued behind other
-// waiters -> 2 next in line (set by the holder that promotes itself past the predecessor, or at
-// enqueue behind a holder with an empty queue) -> 0 granted (set by unlock).
+// A waiter's node, on its stack from enqueue to acquisition. head: 0 queued behind another waiter
+// -> 1 the queue's head (set at enqueue into an empty queue, or by the head before it that took
+// the lock and passed the queue on).
 struct mcs_waiter_node : mcs_link {
-  std::atomic<std::uint32_t> wait{1};
+  std::atomic<std::uint32_t> head{0};
 };
-inline constexpr std::uint32_t kMcsGranted = 0;
-inline constexpr std::uint32_t kMcsQueued = 1;
-inline constexpr std::uint32_t kMcsNext = 2;
 
 }  // namespace detail
 
-template <class Policy, class Stats = no_stats>
+// Patience: as for ticket_mutex_t (detail/fifo_gate.hpp); 0 = strict FIFO.
+template <class Policy, class Stats = no_stats, std::uint32_t PatienceUs = detail::kDefaultFifoPatienceUs>
 class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
  public:
   using policy = Policy;
@@ -74,7 +70,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
   // the same Tag and knobs): mcs_mutex::with_stats<my_class>.
   template <class Class>
-  using with_stats = mcs_mutex_t<Policy, class_stats<Class>>;
+  using with_stats = mcs_mutex_t<Policy, class_stats<Class>, PatienceUs>;
 
   constexpr mcs_mutex_t() noexcept = default;
   mcs_mutex_t(const mcs_mutex_t&) = delete;
@@ -85,22 +81,15 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    detail::mcs_link* expected = nullptr;
-    // tail: null -> &head_ (free -> held, no queue); acquire pairs with unlock()'s release CAS.
-    if (SPINWISE_UNLIKELY(!tail_.compare_exchange_strong(expected, &head_, std::memory_order_acquire,
-                                                         std::memory_order_relaxed))) {
-      lock_slow(expected);
-    }
+    if (SPINWISE_UNLIKELY(!(queue_empty() && gate_.try_take_free()))) lock_slow();
     Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
+  // Free, and nobody queued (a queued waiter keeps its turn).
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    detail::mcs_link* expected = nullptr;
-    const bool ok = tail_.load(std::memory_order_relaxed) == nullptr &&
-                    tail_.compare_exchange_strong(expected, &head_, std::memory_order_acquire,
-                                                  std::memory_order_relaxed);  // as in lock()
+    const bool ok = queue_empty() && gate_.try_take_free();
     if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
@@ -109,91 +98,67 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   void unlock() noexcept SPINWISE_RELEASE() {
     Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
-    // Acquire pairs with the release store of a waiter linking itself (lock_slow).
-    detail::mcs_link* succ = head_.next.load(std::memory_order_acquire);
-    if (succ == nullptr) {
-      detail::mcs_link* expected = &head_;
-      // tail: &head_ -> null (held, no queue -> free); release pairs with lock()'s acquire.
-      if (SPINWISE_LIKELY(tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release,
-                                                        std::memory_order_relaxed))) {
-        detail::tsan::post_unlock(this, 0);
-        return;
-      }
-      succ = wait_for_link(head_);  // a waiter swung tail_ but has not linked itself yet
-    }
-    // Hand over: the successor's wait 1 -> 0; release pairs with its acquire load in lock_slow.
-    static_cast<detail::mcs_waiter_node*>(succ)->wait.store(detail::kMcsGranted, std::memory_order_release);
+    gate_.release(queue_empty());
     detail::tsan::post_unlock(this, 0);
   }
 
-  bool is_locked() const noexcept { return tail_.load(std::memory_order_relaxed) != nullptr; }
+  bool is_locked() const noexcept { return gate_.held(); }
+  // Someone is queued (a racy snapshot, for tests and statistics; a waiter outside the queue is
+  // not counted).
+  bool has_waiters() const noexcept { return !queue_empty(); }
 
  private:
-  // tail_: null = free; &head_ = held, nobody queued; else the last queued waiter's node.
-  // head_.next: the first queued waiter, read and rewritten only by the holder (and written by
-  // a waiter linking itself behind a held lock with an empty queue).
-  // Invariant: tail_ == null implies head_.next == null; every queued waiter but the last is
-  // linked from its predecessor (or from head_) once its enqueuer finishes its link store.
+  // tail_: null = nobody queued; else the last queued waiter's node. A queued waiter is linked
+  // from its predecessor's node once its enqueuer finishes its link store. The holder is not in
+  // the queue: a head that takes the lock passes the queue on first.
+  bool queue_empty() const noexcept { return tail_.load(std::memory_order_relaxed) == nullptr; }
 
-  SPINWISE_COLD void lock_slow(detail::mcs_link* prev) noexcept {
+  SPINWISE_COLD void lock_slow() noexcept {
     detail::wait_meter<Stats> m(this, lock_mode::x, {});
-    enqueue_and_wait(prev, m);
+    typename Policy::waiter w;
+    for (;;) {
+      if (queue_empty() && gate_.try_take_free()) break;
+      if (gate_.queue_open(queue_empty())) {
+        queued(w, m);
+        break;
+      }
+      if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
+    }
+    detail::finish_spin(w, !w.is_completed());
+    m.account(w);
     m.done();
   }
 
-  void enqueue_and_wait(detail::mcs_link* prev, detail::wait_meter<Stats>& m) noexcept {
-    for (;;) {
-      if (prev == nullptr) {
-        // Freed since we looked: null -> &head_ as in lock().
-        if (tail_.compare_exchange_weak(prev, &head_, std::memory_order_acquire, std::memory_order_relaxed))
-          return;
-        continue;
-      }
-      detail::mcs_waiter_node node;
-      // Directly behind head_ means next in line; behind another waiter, that waiter promotes us.
-      node.wait.store(prev == &head_ ? detail::kMcsNext : detail::kMcsQueued, std::memory_order_relaxed);
-      // Enqueue: tail prev -> &node. Release publishes node's fields; acquire pairs with the
-      // holder's release CAS in the promotion below (its head_.next reset comes before our link).
-      if (!tail_.compare_exchange_weak(prev, &node, std::memory_order_acq_rel, std::memory_order_relaxed))
-        continue;
-      prev->next.store(&node, std::memory_order_release);  // link behind prev (a node, or head_)
-
-      typename Policy::waiter w;
-      for (;;) {
-        const std::uint32_t state =
-            node.wait.load(std::memory_order_acquire);  // pairs with unlock()'s handover
-        if (state == detail::kMcsGranted) break;
-        if (state == detail::kMcsNext && !w.is_completed()) {
-          m.snooze(w, [&] { return node.wait.load(std::memory_order_relaxed) == detail::kMcsGranted; });
-        } else {
-          m.yield();
-        }
-      }
-      detail::finish_spin(w, !w.is_completed());
-      m.account(w);
-      // We hold the lock. Move our successor link into the lock: node dies when we return.
-      detail::mcs_link* succ = node.next.load(std::memory_order_acquire);
-      if (succ == nullptr) {
-        head_.next.store(nullptr, std::memory_order_relaxed);
-        detail::mcs_link* expected = &node;
-        // tail: &node -> &head_ (last in queue -> held, no queue). Release orders the reset above
-        // before the link of whoever enqueues behind head_ next.
-        if (tail_.compare_exchange_strong(expected, &head_, std::memory_order_release,
-                                          std::memory_order_relaxed)) {
-          return;
-        }
-        succ = wait_for_link(node);  // someone enqueued behind node: wait for its link
-      }
-      head_.next.store(succ, std::memory_order_relaxed);
-      // queued -> next in line. Only the holder writes a linked waiter's state, so our unlock's
-      // grant cannot precede this store.
-      static_cast<detail::mcs_waiter_node*>(succ)->wait.store(detail::kMcsNext, std::memory_order_relaxed);
-      return;
+  // Joins the queue and waits until this thread holds the lock.
+  void queued(typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
+    detail::mcs_waiter_node node;
+    // Enqueue: tail -> &node. Release publishes node's fields to whoever links or promotes it;
+    // acquire pairs with the previous enqueuer's release, so its node is complete before we link.
+    detail::mcs_link* prev = tail_.exchange(&node, std::memory_order_acq_rel);
+    if (prev == nullptr) {
+      node.head.store(1, std::memory_order_relaxed);  // an empty queue: we are its head
+    } else {
+      prev->next.store(&node, std::memory_order_release);  // link behind prev
+      // Acquire pairs with the promotion below, made by the head before us.
+      while (node.head.load(std::memory_order_acquire) == 0) m.yield();
     }
+    gate_.head_wait(w, m);
+    // We hold the lock. Pass the queue on: node dies when we return.
+    detail::mcs_link* succ = node.next.load(std::memory_order_acquire);
+    if (succ == nullptr) {
+      detail::mcs_link* expected = &node;
+      // tail: &node -> null (we were the last).
+      if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel,
+                                        std::memory_order_relaxed))
+        return;
+      succ = wait_for_link(node);  // someone enqueued behind node: wait for its link
+    }
+    // Our successor is the head now; release pairs with its acquire load above.
+    static_cast<detail::mcs_waiter_node*>(succ)->head.store(1, std::memory_order_release);
   }
 
-  // Waits out the two-instruction window between an enqueuer's CAS on tail_ and its link store.
-  // Bounded like any wait here: if the enqueuer was preempted in between, we yield.
+  // Waits out the two-instruction window between an enqueuer's exchange on tail_ and its link
+  // store. Bounded like any wait here: if the enqueuer was preempted in between, we yield.
   SPINWISE_COLD static detail::mcs_link* wait_for_link(const detail::mcs_link& link) noexcept {
     typename Policy::waiter w;
     for (;;) {
@@ -208,14 +173,15 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   }
 
   std::atomic<detail::mcs_link*> tail_{nullptr};
-  detail::mcs_link head_;
+  detail::fifo_gate<PatienceUs> gate_;
 };
 
 struct mcs_mutex_tag;
 // Knobs for every mcs_mutex: mcs_mutex::policy::set_spin_loops(...).
 using mcs_mutex = mcs_mutex_t<no_backoff_policy<mcs_mutex_tag>>;
 
-static_assert(sizeof(mcs_mutex) == 2 * sizeof(void*), "mcs_mutex is two pointers");
+static_assert(sizeof(mcs_mutex) == sizeof(void*) + sizeof(detail::fifo_gate<detail::kDefaultFifoPatienceUs>),
+              "mcs_mutex is its queue's tail and its ownership word");
 static_assert(std::is_same_v<mcs_mutex::with_stats<struct mcs_mutex_tag>::policy, mcs_mutex::policy>,
               "turning statistics on keeps the alias's policy, Tag and knobs");
 

@@ -1,26 +1,30 @@
 #pragma once
-// ticket_mutex: FIFO spin lock. Take a number (next_), wait until it is served (owner_).
+// ticket_mutex: FIFO spin lock while threads have CPUs. Take a number, wait until it is served.
 //
-// Fair by construction: threads acquire in arrival order, so no waiter starves and per-thread op
-// counts come out even. The price is that the lock can only go to the next ticket: if that thread
-// is not running, nobody gets the lock. With more threads than CPUs this is a collapse, not a
-// slowdown: spinwise-bench measured ticket_mutex at 0.04x-0.42x of std::mutex with 4-16 threads per
-// CPU on a 2-vCPU Emerald Rapids KVM guest (bench/results/report.md, 2026-11-30).
+// Threads acquire in arrival order, so no waiter starves and per-thread op counts come out even,
+// as long as every waiter runs. A plain ticket lock then collapses when threads outnumber CPUs:
+// the lock can only go to the next ticket, and that thread is usually not running (0.04x-0.42x of
+// std::mutex with 4-16 threads per CPU on a 2-vCPU Emerald Rapids KVM guest, spinwise-bench,
+// 2026-11-30). Here the tickets only order the queue; ownership is a separate word
+// (detail/fifo_gate.hpp). The head of the queue publishes a heartbeat while it polls; a release
+// hands the lock to the head while its heartbeat is fresh, and frees it for anyone once the head
+// has not polled for the patience (20 us); arrivals join the queue only while its head runs. So:
+// FIFO with a CPU per thread, and with more threads than CPUs the lock goes to threads that run.
+// ticket_mutex_t<P, S, 0> is the strict ticket lock (never skips a head).
 //
-// How this one bounds the damage: only the thread next in line spins; a waiter with someone
-// between it and the holder yields at every poll (it cannot be served before that someone, and
-// the CPU it gives up may be the one the next-in-line or the holder needs), and the next-in-line
-// itself yields once its policy's spin budget is spent. It still cannot skip a preempted
-// next-in-line: when threads routinely outnumber CPUs, use hybrid_mutex.
+// How it waits: only the head spins; a waiter with someone ahead of it yields at every poll (it
+// cannot be served before that someone, and the CPU it gives up may be the one the head or the
+// holder needs), and the head yields once its policy's spin budget is spent. A waiter outside the
+// queue (the head was stale when it came) spins and yields like a TTAS waiter.
 //
-// Default policy: no_backoff_policy. Backoff thins RMW retries, and a ticket waiter retries
-// none: it only reads owner_, and any delay it adds lands on its own handoff and every one behind.
-// So it waits in no delay unit (one relax per poll), the one kind of wait spinwise does not
+// Default policy: no_backoff_policy. Backoff thins RMW retries, and a queued waiter retries
+// none: it only reads the queue, and any delay it adds lands on its own handoff and every one
+// behind. So it waits in no delay unit (one relax per poll), the one kind of wait spinwise does not
 // default to a time-based policy; its budget (spin_loops polls) is a relax count. A time-based
 // policy (time_policy, exp_backoff_policy) still works: ticket_mutex_t<time_policy<ticket_mutex_tag>>.
 //
-// Cost: 8 bytes (two 32-bit counters, so that unlock is a plain store, not an RMW). Uncontended
-// lock+unlock = one xadd, one load, one store.
+// Cost: 24 bytes (the queue's two 32-bit counters in one word, the ownership word, the heartbeat).
+// Uncontended lock+unlock = one load and one CAS, one load and one store.
 
 #include <atomic>
 #include <cstdint>
@@ -28,6 +32,7 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/fifo_gate.hpp"
 #include "spinwise/detail/tsan.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
@@ -36,7 +41,9 @@
 
 namespace spinwise {
 
-template <class Policy, class Stats = no_stats>
+// Patience: microseconds a queue head may go without polling before releases stop waiting for it
+// (0: never, a strict ticket lock). detail/fifo_gate.hpp.
+template <class Policy, class Stats = no_stats, std::uint32_t PatienceUs = detail::kDefaultFifoPatienceUs>
 class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
  public:
   using policy = Policy;
@@ -44,7 +51,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
   // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
   // the same Tag and knobs): ticket_mutex::with_stats<my_class>.
   template <class Class>
-  using with_stats = ticket_mutex_t<Policy, class_stats<Class>>;
+  using with_stats = ticket_mutex_t<Policy, class_stats<Class>, PatienceUs>;
 
   constexpr ticket_mutex_t() noexcept = default;
   ticket_mutex_t(const ticket_mutex_t&) = delete;
@@ -55,24 +62,15 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
 
   void lock() noexcept SPINWISE_ACQUIRE() {
     detail::tsan::pre_lock(this, 0);
-    // (next, owner): n,o -> n+1,o. Relaxed: the ticket orders nothing; the acquire is the
-    // owner_ load that sees our number served.
-    const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
-    // Acquire pairs with the release store of owner_ in unlock().
-    if (SPINWISE_UNLIKELY(owner_.load(std::memory_order_acquire) != ticket)) lock_slow(ticket);
+    if (SPINWISE_UNLIKELY(!(queue_empty() && gate_.try_take_free()))) lock_slow();
     Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, 0);
   }
 
+  // Free, and nobody queued (a queued waiter keeps its turn).
   [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
     detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    // Free means next_ == owner_. (next, owner): n,n -> n+1,n, taking ticket n, which is being
-    // served: the CAS fails if anyone took a ticket since we read next_, and owner_ cannot pass
-    // next_. Acquire (the owner_ load) pairs with unlock()'s release store.
-    std::uint32_t n = next_.load(std::memory_order_relaxed);
-    const bool ok =
-        owner_.load(std::memory_order_acquire) == n &&
-        next_.compare_exchange_strong(n, n + 1, std::memory_order_acquire, std::memory_order_relaxed);
+    const bool ok = queue_empty() && gate_.try_take_free();
     if (ok) Stats::on_acquire(this, lock_mode::x);
     detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
     return ok;
@@ -81,51 +79,68 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
   void unlock() noexcept SPINWISE_RELEASE() {
     Stats::on_release(this, lock_mode::x);
     detail::tsan::pre_unlock(this, 0);
-    // (next, owner): n,o -> n,o+1. Only the holder writes owner_, so load + store is enough.
-    owner_.store(owner_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    gate_.release(queue_empty());
     detail::tsan::post_unlock(this, 0);
   }
 
-  bool is_locked() const noexcept {
-    return next_.load(std::memory_order_relaxed) != owner_.load(std::memory_order_relaxed);
-  }
-  // Threads queued behind the holder (a racy snapshot, for tests and statistics).
+  bool is_locked() const noexcept { return gate_.held(); }
+  // Threads queued (a racy snapshot, for tests and statistics; a waiter outside the queue is not
+  // counted).
   std::uint32_t waiting() const noexcept {
-    const std::uint32_t n = next_.load(std::memory_order_relaxed) - owner_.load(std::memory_order_relaxed);
-    return n > 1 && n < 0x80000000u ? n - 1 : 0;
+    const std::uint64_t q = queue_.load(std::memory_order_relaxed);
+    return next_of(q) - head_of(q);
   }
+  bool has_waiters() const noexcept { return !queue_empty(); }
 
  private:
-  // next_: the next ticket to hand out; owner_: the ticket being served. Both wrap mod 2^32.
-  // Invariant: next_ - owner_ = holders + waiters (0 = free, 1 = held, k > 1 = k - 1 waiting);
-  // owner_ only advances, by its holder.
-  SPINWISE_COLD void lock_slow(std::uint32_t ticket) noexcept {
-    typename Policy::waiter w;
+  // queue_: the next ticket to hand out (high half) and the ticket at the head (low half), both
+  // mod 2^32. next - head = threads queued. The head moves on (low half + 1) when its thread takes
+  // the lock, so the holder is not in the queue.
+  static constexpr std::uint64_t kTicketOne = std::uint64_t{1} << 32;
+  static constexpr std::uint32_t next_of(std::uint64_t q) noexcept {
+    return static_cast<std::uint32_t>(q >> 32);
+  }
+  static constexpr std::uint32_t head_of(std::uint64_t q) noexcept { return static_cast<std::uint32_t>(q); }
+
+  bool queue_empty() const noexcept {
+    const std::uint64_t q = queue_.load(std::memory_order_relaxed);
+    return next_of(q) == head_of(q);
+  }
+
+  SPINWISE_COLD void lock_slow() noexcept {
     detail::wait_meter<Stats> m(this, lock_mode::x, {});
+    typename Policy::waiter w;
     for (;;) {
-      const std::uint32_t served = owner_.load(std::memory_order_acquire);  // pairs with unlock()
-      if (served == ticket) break;
-      const std::uint32_t ahead = ticket - served;  // the holder, plus waiters before us
-      if (ahead > 1 || w.is_completed()) {
-        m.yield();
-      } else {
-        m.snooze(w, [&] { return owner_.load(std::memory_order_relaxed) == ticket; });
+      if (queue_empty() && gate_.try_take_free()) break;
+      if (gate_.queue_open(queue_empty())) {
+        // Take a number. Relaxed: the queue orders, ownership (held_) synchronizes.
+        queued(next_of(queue_.fetch_add(kTicketOne, std::memory_order_relaxed)), w, m);
+        break;
       }
+      if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
     }
     detail::finish_spin(w, !w.is_completed());
     m.account(w);
     m.done();
   }
 
-  std::atomic<std::uint32_t> next_{0};
-  std::atomic<std::uint32_t> owner_{0};
+  // Waits in the queue with `ticket` until its thread holds the lock.
+  void queued(std::uint32_t ticket, typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
+    while (ticket != head_of(queue_.load(std::memory_order_relaxed)))
+      m.yield();  // someone ahead: it cannot be our turn before theirs
+    gate_.head_wait(w, m);
+    queue_.fetch_add(1, std::memory_order_relaxed);  // the next ticket is the head now
+  }
+
+  std::atomic<std::uint64_t> queue_{0};
+  detail::fifo_gate<PatienceUs> gate_;
 };
 
 struct ticket_mutex_tag;
 // Knobs for every ticket_mutex: ticket_mutex::policy::set_spin_loops(...).
 using ticket_mutex = ticket_mutex_t<no_backoff_policy<ticket_mutex_tag>>;
 
-static_assert(sizeof(ticket_mutex) == 8, "ticket_mutex is two 32-bit counters");
+static_assert(sizeof(ticket_mutex) == 24, "ticket_mutex is its queue, its ownership word and a heartbeat");
 static_assert(std::is_same_v<ticket_mutex::with_stats<struct ticket_mutex_tag>::policy, ticket_mutex::policy>,
               "turning statistics on keeps the alias's policy, Tag and knobs");
 
