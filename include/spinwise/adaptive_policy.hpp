@@ -135,7 +135,10 @@ inline std::uint64_t process_cpu_ns() noexcept {
 }
 
 // Moves `w` into the class's counters and, once a window is full, decides (one thread at a
-// time; a thread that finds another deciding leaves its ends for the next decision).
+// time; a thread that finds another deciding leaves its ends for the next decision). The five
+// counters are taken one by one, not as one snapshot: a fold landing in between splits across two
+// windows (a window may then read a few more late wins than wins). The rule tolerates that; it
+// never makes a decision undefined.
 // `cpu_ns`: the process CPU time now (0: read the clock).
 SPINWISE_COLD inline void adaptive_fold(adaptive_class_state& s, adaptive_window& w, std::uint64_t knobs,
                                         std::uint64_t cpu_ns = 0) noexcept {
@@ -274,11 +277,14 @@ struct adaptive_policy : detail::knob_api<detail::adaptive_spec, Tag> {
   static std::uint64_t decisions() noexcept {
     return detail::adaptive_state<Tag>().decisions.load(std::memory_order_relaxed);
   }
-  // Forgets what was learnt (the budget back to its initial value, the window emptied). Threads
-  // keep their unfolded ends. For tests and for a process whose load changed completely.
+  // Forgets what was learnt (the budget back to its initial value, the window emptied, the
+  // decisions counted from 0). Threads keep their unfolded ends; a decision in flight meanwhile
+  // may still store its budget. For tests and for a process whose load changed completely.
   static void relearn() noexcept {
     detail::adaptive_class_state& s = detail::adaptive_state<Tag>();
     s.budget_ns.store(detail::kAdaptiveInitialNs, std::memory_order_relaxed);
+    s.decisions.store(0, std::memory_order_relaxed);
+    s.last_step.store(0, std::memory_order_relaxed);
     for (std::atomic<std::uint64_t>* c : {&s.wins, &s.losses, &s.late_wins, &s.win_ns, &s.spin_ns})
       c->store(0, std::memory_order_relaxed);
     s.last_cpu_ns.store(0, std::memory_order_relaxed);

@@ -124,7 +124,8 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
       }
       if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
     }
-    detail::finish_spin(w, !w.is_completed());
+    // A waiter that only yielded behind others (it never spun) says nothing about spinning.
+    if (w.rounds() > 0) detail::finish_spin(w, !w.is_completed());
     m.account(w);
     m.done();
   }
@@ -180,7 +181,7 @@ struct mcs_mutex_tag;
 // Knobs for every mcs_mutex: mcs_mutex::policy::set_spin_loops(...).
 using mcs_mutex = mcs_mutex_t<no_backoff_policy<mcs_mutex_tag>>;
 
-static_assert(sizeof(mcs_mutex) == sizeof(void*) + sizeof(detail::fifo_gate<detail::kDefaultFifoPatienceUs>),
+static_assert(sizeof(void*) != 8 || sizeof(mcs_mutex) == 24,
               "mcs_mutex is its queue's tail and its ownership word");
 static_assert(std::is_same_v<mcs_mutex::with_stats<struct mcs_mutex_tag>::policy, mcs_mutex::policy>,
               "turning statistics on keeps the alias's policy, Tag and knobs");

@@ -85,7 +85,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
 
   bool is_locked() const noexcept { return gate_.held(); }
   // Threads queued (a racy snapshot, for tests and statistics; a waiter outside the queue is not
-  // counted).
+  // counted, and a head that has just taken the lock until it passes the queue on is).
   std::uint32_t waiting() const noexcept {
     const std::uint64_t q = queue_.load(std::memory_order_relaxed);
     return next_of(q) - head_of(q);
@@ -119,17 +119,22 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
       }
       if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
     }
-    detail::finish_spin(w, !w.is_completed());
+    // A waiter that only yielded behind others (it never spun) says nothing about spinning.
+    if (w.rounds() > 0) detail::finish_spin(w, !w.is_completed());
     m.account(w);
     m.done();
   }
 
   // Waits in the queue with `ticket` until its thread holds the lock.
   void queued(std::uint32_t ticket, typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
-    while (ticket != head_of(queue_.load(std::memory_order_relaxed)))
+    // Acquire pairs with the release advance below: the head before us cleared the heartbeat
+    // before it made us the head, so our first stamp cannot be overwritten by its clear.
+    while (ticket != head_of(queue_.load(std::memory_order_acquire)))
       m.yield();  // someone ahead: it cannot be our turn before theirs
     gate_.head_wait(w, m);
-    queue_.fetch_add(1, std::memory_order_relaxed);  // the next ticket is the head now
+    // The next ticket is the head now: low half + 1, without a carry into the next-ticket half
+    // when the head wraps (only the holder advances it, and ticket is the head).
+    queue_.fetch_add(ticket == 0xffffffffu ? 1 - kTicketOne : 1, std::memory_order_release);
   }
 
   std::atomic<std::uint64_t> queue_{0};

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "lock_test_util.hpp"
@@ -146,6 +147,32 @@ std::vector<int> order_with_a_stalled_head() {
   signal(SIGUSR1, SIG_DFL);
   EXPECT_FALSE(m.is_locked());
   return order;
+}
+
+// Bug guarded: the head's advance carrying into the next-ticket half when the head wraps at 2^32,
+// which leaves a phantom ticket queued for good (try_lock refused forever, queued waiters never
+// served). The queue word is the lock's first member (standard layout): the test starts it just
+// below the wrap and passes four queued acquisitions through it.
+TEST(TicketMutex, QueueSurvivesTheTicketWrap) {
+  strict_ticket m;
+  static_assert(std::is_standard_layout_v<strict_ticket>);
+  auto* queue = reinterpret_cast<std::atomic<std::uint64_t>*>(&m);
+  queue->store(0xfffffffeull << 32 | 0xfffffffeull);
+  ASSERT_FALSE(m.has_waiters());
+  for (int i = 0; i < 4; ++i) {
+    m.lock();
+    std::thread t([&] {
+      m.lock();
+      m.unlock();
+    });
+    while (!m.has_waiters()) std::this_thread::yield();
+    m.unlock();
+    t.join();
+    EXPECT_FALSE(m.has_waiters()) << "after queued acquisition " << i;
+  }
+  EXPECT_EQ(queue->load() >> 32, 2u) << "four tickets from 0xfffffffe";
+  EXPECT_TRUE(m.try_lock());
+  m.unlock();
 }
 
 template <class Base>

@@ -57,6 +57,8 @@ class fifo_gate {
            held_.compare_exchange_strong(h, kHeld, std::memory_order_acquire, std::memory_order_relaxed);
   }
   // A thread waiting outside the queue: a free lock, or one reserved for a head that went stale.
+  // (Its heartbeat check and its CAS are not one step: a reservation handed on to a fresh head in
+  // between can be taken. That costs one FIFO handoff, never exclusion.)
   bool barger_try_take() noexcept {
     std::uint32_t h = held_.load(std::memory_order_relaxed);
     if (h == kHeld || (h == kReserved && !head_stale())) return false;
@@ -98,7 +100,12 @@ class fifo_gate {
       if (w.is_completed()) {
         m.yield();
       } else {
-        m.snooze(w, [this] { return looks_free(); });
+        // Stamps inside the round too: a round longer than the patience must not make a spinning
+        // head look stale.
+        m.snooze(w, [this, &beat] {
+          head_beat(beat);
+          return looks_free();
+        });
       }
     }
   }
@@ -132,7 +139,9 @@ class fifo_gate {
       const std::uint64_t b = beat_.load(std::memory_order_relaxed);
       if (b == 0) return true;
       const std::uint64_t now = read_counter();
-      return now > b && now - b > patience_ticks();  // a counter behind b (another CPU's) is fresh
+      // A beat ahead of our counter (stamped on a CPU whose counter runs ahead) is fresh only
+      // within the patience too: else a head descheduled there would look fresh for good.
+      return (now > b ? now - b : b - now) > patience_ticks();
     }
   }
 
