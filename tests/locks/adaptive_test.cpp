@@ -237,10 +237,10 @@ TEST(AdaptiveLocks, ExcludeAndLearnUnderContention) {
   // Contended waits are not guaranteed on every run, so repeat until each class decided (bounded).
   for (int attempt = 0;
        attempt < 50 && (hybrid::policy::decisions() == h0 || ttas::policy::decisions() == t0); ++attempt) {
-    contend<hybrid>(4, 4'000);
-    contend<ttas>(4, 4'000);
+    contend<hybrid>(4, 1'000);
+    contend<ttas>(4, 1'000);
   }
-  contend<ticket>(4, 4'000);
+  contend<ticket>(4, 1'000);
   EXPECT_GT(hybrid::policy::decisions(), h0)
       << "the hybrid class made no decision: its waits reported no ends";
   EXPECT_GT(ttas::policy::decisions(), t0) << "the ttas class made no decision";
