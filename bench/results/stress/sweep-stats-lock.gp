@@ -1,49 +1,91 @@
 # spinwise-stress sweep plot (generated)
 $s0 << EOD
-0 373.382 366.715 397.435 4.43658 4.43658 4.53741 0.0384286 0.0345815 0.04505
-1 384.335 383.003 397.058 4.43658 4.43658 4.43658 0.0543715 0.0425327 0.0651648
-2 377.043 369.665 377.217 4.43658 4.43658 4.43658 0.125948 0.101539 0.128073
-4 380.151 374.668 395.469 4.43658 4.43658 4.43658 0.246259 0.218803 0.268118
-6 371.368 365.038 406.796 4.53741 4.43658 4.53741 0.371593 0.329044 0.372293
-10 376.774 366.592 407.726 4.43658 4.43658 4.53741 0.544664 0.530598 0.544862
-20 385.511 371.102 397.485 4.53741 4.43658 4.63824 1.01655 1.01061 1.08323
-30 365.949 365.174 386.888 4.73908 4.73908 4.83991 1.60182 1.50854 1.60521
-50 364.121 357.333 366.534 5.34406 5.24323 5.34406 2.88112 2.7062 3.06547
+0 340.667 326.739 355.454 5.69895 5.35701 6.04089 1.15636 0.867253 1.15806
+50 340.667 326.739 355.454 5.69895 5.35701 6.04089 1.15636 0.867253 1.15806
 EOD
 $s1 << EOD
-0 376.286 361.637 393.871 4.43658 4.43658 4.43658 0.0371407 0.0341002 0.0433564
-1 400.614 367.044 401.339 4.43658 4.43658 4.43658 0.0432723 0.0417642 0.0821276
-2 354.58 346.852 373.366 4.53741 4.43658 4.53741 0.240176 0.196552 0.246357
-4 353.958 351.218 373.177 4.63824 4.53741 4.73908 0.577221 0.565641 0.614706
-6 368.438 355.536 375.534 4.63824 4.63824 4.73908 0.934705 0.794976 0.952718
-10 357.349 351.596 362.812 4.94074 4.94074 5.04157 1.71253 1.67376 1.71439
-20 356.377 356.302 372.451 5.54573 5.34406 5.74739 3.27973 3.02244 3.59668
-30 351.68 347.935 364.055 6.25155 6.25155 6.65487 4.90145 4.28691 5.38787
-50 345.638 333.666 350.888 8.06651 7.66319 8.46984 7.55012 7.47544 7.58667
+0 369.293 332.32 378.053 4.9011 4.67314 5.92691 0.545365 0.301204 1.11575
+50 369.293 332.32 378.053 4.9011 4.67314 5.92691 0.545365 0.301204 1.11575
 EOD
 $s2 << EOD
-0 381.524 379.691 404.424 4.43658 4.43658 4.53741 0.0440856 0.0371643 0.0489293
-1 372.43 372.295 377.892 4.43658 4.43658 4.53741 0.0489255 0.0436448 0.0594195
-2 366.888 366.278 371.384 4.63824 4.53741 4.63824 0.784949 0.721119 0.85867
-4 371.701 363.813 379.591 5.1424 4.73908 5.44489 2.62355 2.56205 2.69469
-6 361.024 359.924 371.288 5.64656 5.34406 6.04988 3.98586 3.26319 4.20853
-10 356.262 350.121 367.278 7.0582 7.0582 7.46152 6.78159 5.97005 7.29938
-20 330.787 304.555 338.531 10.6881 10.4865 11.0915 13.2024 12.6562 14.0068
-30 311.628 310.206 313 14.923 14.923 15.3264 19.1602 17.3612 19.3547
-50 280.681 275.95 282.162 22.9896 20.9729 23.7962 28.2567 26.7744 31.5301
+0 339.524 337.909 351.335 6.26885 5.92691 6.38283 0.856529 0.80002 1.03752
+50 339.524 337.909 351.335 6.26885 5.92691 6.38283 0.856529 0.80002 1.03752
 EOD
 $s3 << EOD
-6 372.356 361.282 374.419 4.53741 4.43658 4.53741 0.449469 0.400268 0.466183
+0 280.089 269.29 340.589 6.38283 6.15487 6.61078 1.41875 0.97627 1.5643
+50 280.089 269.29 340.589 6.38283 6.15487 6.61078 1.41875 0.97627 1.5643
 EOD
 $s4 << EOD
-6 366.025 360.333 389.793 4.53741 4.53741 4.63824 0.463317 0.444912 0.479182
+0 336.628 252.874 350.841 6.15487 5.58497 6.4968 0.999318 0.765443 1.65597
+50 336.628 252.874 350.841 6.15487 5.58497 6.4968 0.999318 0.765443 1.65597
 EOD
 $s5 << EOD
-6 361.372 355 367.446 4.53741 4.53741 4.73908 0.413354 0.411971 0.426396
+0 343.579 250.364 359.506 6.15487 5.12906 6.38283 0.858286 0.833893 1.5436
+50 343.579 250.364 359.506 6.15487 5.12906 6.38283 0.858286 0.833893 1.5436
+EOD
+$s6 << EOD
+0 330.674 326.54 362.758 4.9011 4.44518 5.81293 0.393358 0.25278 0.52371
+2 345.99 330.135 348.877 5.92691 5.81293 6.4968 3.81827 3.73294 4.35885
+6 275.765 267.323 324.831 9.8022 8.43445 11.3979 15.4453 13.3926 17.9897
+20 232.441 219.796 266.661 24.1636 20.9721 24.1636 36.8723 30.558 39.3897
+50 184.273 138.568 213.785 45.5916 44.6798 52.8863 53.4943 48.4976 60.4447
+EOD
+$s7 << EOD
+0 356.891 327.18 375.635 4.67314 4.44518 5.69895 0.37161 0.193108 0.413528
+2 331.32 328.162 357.618 6.26885 5.81293 6.72476 1.21967 0.962148 1.345
+6 324.436 279.076 342.689 6.61078 6.26885 6.95272 4.22741 3.33084 5.46427
+20 321.118 232.918 341.174 7.97853 7.52262 10.0302 9.34882 9.1022 16.6739
+50 294.279 195.806 309.179 13.9054 12.3097 16.8689 20.1589 19.2042 32.6991
+EOD
+$s8 << EOD
+0 364.509 346.606 387.188 4.55916 4.55916 4.9011 0.278262 0.207948 0.418626
+2 331.4 282.125 367.104 6.26885 5.24304 6.83874 0.599933 0.383531 0.838631
+6 338.589 299.725 339.194 6.26885 5.69895 6.95272 0.887327 0.720711 1.18522
+20 337.016 313.327 377.385 6.26885 4.67314 6.61078 1.92797 0.817337 2.34173
+50 340.406 333.784 360.142 6.04089 5.24304 6.15487 3.22932 2.25385 3.29078
+EOD
+$s9 << EOD
+0 362.497 252.606 378.663 4.78712 4.44518 5.92691 0.212414 0.209837 0.240753
+2 357.208 356.999 361.085 5.58497 5.12906 5.58497 0.429772 0.344484 0.53489
+6 350.314 345.656 354.106 5.92691 5.69895 6.15487 0.766573 0.743131 1.12534
+20 327.58 322.992 333.308 6.38283 6.26885 6.61078 3.00627 2.50999 3.05507
+50 308.507 250.974 339.486 6.83874 6.04089 7.97853 6.27396 5.13909 8.93284
+EOD
+$s10 << EOD
+0 392.693 379.083 400.953 4.44518 4.3312 4.55916 0.187408 0.142809 0.254633
+2 356.979 329.288 372.494 5.58497 4.67314 6.4968 0.767301 0.508487 1.15433
+6 354.282 353.587 359.494 5.92691 5.47099 5.92691 2.25933 2.2519 2.47437
+20 328.725 313.066 341.826 6.95272 6.61078 9.34628 7.22616 5.20205 7.78879
+50 315.403 296.398 333.454 10.2581 10.0302 11.1699 14.2095 13.189 17.558
+EOD
+$s11 << EOD
+0 370.631 277.227 385.056 5.12906 4.67314 5.12906 0.28413 0.221492 0.469277
+2 345.465 262.177 352.864 5.81293 5.47099 6.72476 1.95614 1.54082 3.19083
+6 311.6 278.115 339.2 6.95272 6.72476 7.52262 7.19034 6.07109 9.38247
+20 305.07 248.173 312.899 12.7657 11.6259 15.5011 19.6747 16.6204 24.5267
+50 244.211 218.796 277.359 26.4431 22.3399 27.355 37.2362 32.3056 39.8048
+EOD
+$s12 << EOD
+6 305.8 222.068 340.502 6.4968 6.26885 6.61078 1.44318 1.01555 1.48497
+EOD
+$s13 << EOD
+6 337.026 326.297 352.416 5.92691 5.81293 6.04089 1.09022 1.00224 1.13993
+EOD
+$s14 << EOD
+6 366.073 337.186 371.799 5.01508 4.78712 5.47099 0.75472 0.660615 1.09641
+EOD
+$s15 << EOD
+6 330.999 312.813 346.058 6.4968 6.15487 6.4968 1.28199 0.914131 1.33735
+EOD
+$s16 << EOD
+6 326.376 326.114 343.2 6.15487 6.15487 6.4968 1.26834 1.09638 1.28936
+EOD
+$s17 << EOD
+6 342.598 318.001 342.746 6.4968 5.92691 6.4968 0.994843 0.956409 1.3724
 EOD
 set terminal pngcairo size 1500,520 font 'sans,10' noenhanced
 set output "bench/results/stress/sweep-stats-lock.png"
-set multiplot layout 1,3 title "spinwise-stress stats-lock, hybrid_mutex, 25 threads on 2 CPUs (Intel(R) Xeon(R) Processor), 2026-12-01\nmedian of 3 runs per point; bars: the median's 95% interval (min..max below 6 runs)"
+set multiplot layout 1,3 title "spinwise-stress stats-lock, hybrid_mutex, 25 threads on 2 CPUs (Intel(R) Xeon(R) Processor), 2026-12-02\nmedian of 3 runs per point; bars: the median's 95% interval (min..max below 6 runs)"
 set grid
 set key top right font 'sans,8'
 set xlabel 'spin_wait_delay'
@@ -51,26 +93,62 @@ set xrange [-1:*]
 set yrange [0:*]
 set title 'requests/s'
 set ylabel 'requests/s'
-plot $s0 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'broadwell (innodb)', \
-     $s1 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' title 'native (9.9 ns) (innodb)', \
-     $s2 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'skylake (innodb)', \
-     $s3 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#1f77b4' title 'broadwell (time policy)', \
-     $s4 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#2ca02c' title 'native (9.9 ns) (time policy)', \
-     $s5 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#d62728' title 'skylake (time policy)'
+plot $s0 using 1:2:3:4 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#8c564b' title '100ns (adaptive, no knob)', \
+     $s1 using 1:2:3:4 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#ff7f0e' title '20ns (adaptive, no knob)', \
+     $s2 using 1:2:3:4 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#9467bd' title '2ns (adaptive, no knob)', \
+     $s3 using 1:2:3:4 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#1f77b4' title 'broadwell (adaptive, no knob)', \
+     $s4 using 1:2:3:4 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#2ca02c' title 'native (13.9 ns) (adaptive, no knob)', \
+     $s5 using 1:2:3:4 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#d62728' title 'skylake (adaptive, no knob)', \
+     $s6 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' title '100ns (innodb)', \
+     $s7 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' title '20ns (innodb)', \
+     $s8 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#9467bd' title '2ns (innodb)', \
+     $s9 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'broadwell (innodb)', \
+     $s10 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' title 'native (13.9 ns) (innodb)', \
+     $s11 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'skylake (innodb)', \
+     $s12 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#8c564b' title '100ns (time policy)', \
+     $s13 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#ff7f0e' title '20ns (time policy)', \
+     $s14 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#9467bd' title '2ns (time policy)', \
+     $s15 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#1f77b4' title 'broadwell (time policy)', \
+     $s16 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#2ca02c' title 'native (13.9 ns) (time policy)', \
+     $s17 using 1:2:3:4 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#d62728' title 'skylake (time policy)'
 set title 'p99 request RT (ms)'
 set ylabel 'p99 request RT (ms)'
-plot $s0 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'broadwell (innodb)', \
-     $s1 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' title 'native (9.9 ns) (innodb)', \
-     $s2 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'skylake (innodb)', \
-     $s3 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#1f77b4' title 'broadwell (time policy)', \
-     $s4 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#2ca02c' title 'native (9.9 ns) (time policy)', \
-     $s5 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#d62728' title 'skylake (time policy)'
+plot $s0 using 1:5:6:7 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#8c564b' title '100ns (adaptive, no knob)', \
+     $s1 using 1:5:6:7 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#ff7f0e' title '20ns (adaptive, no knob)', \
+     $s2 using 1:5:6:7 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#9467bd' title '2ns (adaptive, no knob)', \
+     $s3 using 1:5:6:7 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#1f77b4' title 'broadwell (adaptive, no knob)', \
+     $s4 using 1:5:6:7 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#2ca02c' title 'native (13.9 ns) (adaptive, no knob)', \
+     $s5 using 1:5:6:7 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#d62728' title 'skylake (adaptive, no knob)', \
+     $s6 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' title '100ns (innodb)', \
+     $s7 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' title '20ns (innodb)', \
+     $s8 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#9467bd' title '2ns (innodb)', \
+     $s9 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'broadwell (innodb)', \
+     $s10 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' title 'native (13.9 ns) (innodb)', \
+     $s11 using 1:5:6:7 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'skylake (innodb)', \
+     $s12 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#8c564b' title '100ns (time policy)', \
+     $s13 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#ff7f0e' title '20ns (time policy)', \
+     $s14 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#9467bd' title '2ns (time policy)', \
+     $s15 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#1f77b4' title 'broadwell (time policy)', \
+     $s16 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#2ca02c' title 'native (13.9 ns) (time policy)', \
+     $s17 using 1:5:6:7 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#d62728' title 'skylake (time policy)'
 set title 'spin delays (% of process CPU)'
 set ylabel 'spin delays (% of process CPU)'
-plot $s0 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'broadwell (innodb)', \
-     $s1 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' title 'native (9.9 ns) (innodb)', \
-     $s2 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'skylake (innodb)', \
-     $s3 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#1f77b4' title 'broadwell (time policy)', \
-     $s4 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#2ca02c' title 'native (9.9 ns) (time policy)', \
-     $s5 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#d62728' title 'skylake (time policy)'
+plot $s0 using 1:8:9:10 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#8c564b' title '100ns (adaptive, no knob)', \
+     $s1 using 1:8:9:10 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#ff7f0e' title '20ns (adaptive, no knob)', \
+     $s2 using 1:8:9:10 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#9467bd' title '2ns (adaptive, no knob)', \
+     $s3 using 1:8:9:10 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#1f77b4' title 'broadwell (adaptive, no knob)', \
+     $s4 using 1:8:9:10 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#2ca02c' title 'native (13.9 ns) (adaptive, no knob)', \
+     $s5 using 1:8:9:10 with yerrorlines dt 2 lw 2 pt 4 lc rgb '#d62728' title 'skylake (adaptive, no knob)', \
+     $s6 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' title '100ns (innodb)', \
+     $s7 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' title '20ns (innodb)', \
+     $s8 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#9467bd' title '2ns (innodb)', \
+     $s9 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'broadwell (innodb)', \
+     $s10 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' title 'native (13.9 ns) (innodb)', \
+     $s11 using 1:8:9:10 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'skylake (innodb)', \
+     $s12 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#8c564b' title '100ns (time policy)', \
+     $s13 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#ff7f0e' title '20ns (time policy)', \
+     $s14 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#9467bd' title '2ns (time policy)', \
+     $s15 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#1f77b4' title 'broadwell (time policy)', \
+     $s16 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#2ca02c' title 'native (13.9 ns) (time policy)', \
+     $s17 using 1:8:9:10 with yerrorbars pt 6 ps 3 lw 2 lc rgb '#d62728' title 'skylake (time policy)'
 unset multiplot
