@@ -98,7 +98,6 @@ inline constexpr std::uint32_t kAdaptiveFold = 16;
 struct adaptive_class_state {
   alignas(kStatePad) std::atomic<std::uint32_t> budget_ns{kAdaptiveInitialNs};
   std::atomic<std::uint64_t> decisions{0};
-  std::atomic<std::uint8_t> last_step{0};  // adaptive_step of the last decision
   alignas(kStatePad) std::atomic<std::uint64_t> wins{0}, losses{0}, late_wins{0}, win_ns{0}, spin_ns{0};
   std::atomic<bool> deciding{false};
   std::atomic<std::uint64_t> last_cpu_ns{0};  // process CPU time at the last decision (0: none yet)
@@ -163,7 +162,6 @@ SPINWISE_COLD inline void adaptive_fold(adaptive_class_state& s, adaptive_window
   const adaptive_decision d = adapt_budget(s.budget_ns.load(std::memory_order_relaxed), full, interval,
                                            {knob_get(knobs, 1), knob_get(knobs, 2), knob_get(knobs, 0)});
   s.budget_ns.store(d.budget_ns, std::memory_order_relaxed);
-  s.last_step.store(static_cast<std::uint8_t>(d.step), std::memory_order_relaxed);
   s.decisions.fetch_add(1, std::memory_order_relaxed);
   s.deciding.store(false, std::memory_order_release);
 }
@@ -284,7 +282,6 @@ struct adaptive_policy : detail::knob_api<detail::adaptive_spec, Tag> {
     detail::adaptive_class_state& s = detail::adaptive_state<Tag>();
     s.budget_ns.store(detail::kAdaptiveInitialNs, std::memory_order_relaxed);
     s.decisions.store(0, std::memory_order_relaxed);
-    s.last_step.store(0, std::memory_order_relaxed);
     for (std::atomic<std::uint64_t>* c : {&s.wins, &s.losses, &s.late_wins, &s.win_ns, &s.spin_ns})
       c->store(0, std::memory_order_relaxed);
     s.last_cpu_ns.store(0, std::memory_order_relaxed);

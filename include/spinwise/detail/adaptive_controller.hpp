@@ -50,14 +50,6 @@ struct adaptive_window {
       ++losses;
     }
   }
-  adaptive_window& operator+=(const adaptive_window& o) noexcept {
-    wins += o.wins;
-    losses += o.losses;
-    late_wins += o.late_wins;
-    win_ns += o.win_ns;
-    spin_ns += o.spin_ns;
-    return *this;
-  }
 };
 
 struct adaptive_bounds {
