@@ -5,6 +5,7 @@
 // take minutes.
 
 #include <benchmark/benchmark.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
@@ -95,10 +96,20 @@ inline thread_usage read_thread_usage() noexcept {
   return u;
 }
 
+// The CPU time of another thread, through its CPU clock (0 when it has none).
+inline std::uint64_t clock_ns(clockid_t c) noexcept {
+  struct timespec ts {};
+  if (clock_gettime(c, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 // What one benchmark thread did in one run, written by that thread only. The acquisition count
-// is atomic because other threads read it mid-run (the fairness window below).
+// is atomic because other threads read it mid-run (the fairness window below), and so is the
+// flag that publishes the thread's CPU clock to them.
 struct alignas(kCacheLinePad) thread_slot {
   std::atomic<std::uint64_t> acquisitions{0};
+  clockid_t cpu_clock{};
+  std::atomic<bool> has_cpu_clock{false};
   std::uint64_t begin_ns = 0;  // steady clock at the first iteration
   std::uint64_t end_ns = 0;    // and after the last
   thread_usage usage_begin, usage_end;
@@ -120,10 +131,16 @@ struct run_record {
 
   thread_slot& slot(int i) noexcept { return slots_[i]; }
 
+  // Each thread, before started(): lets the window's snapshots read this thread's CPU time.
+  static void publish_cpu_clock(thread_slot& t) noexcept {
+    if (pthread_getcpuclockid(pthread_self(), &t.cpu_clock) == 0)
+      t.has_cpu_clock.store(true, std::memory_order_release);
+  }
+
   // Each thread, just before its first acquisition.
   void started() noexcept {
     if (started_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
-    snapshot(open_);
+    snapshot(open_, open_cpu_);
     int expected = kStarting;
     phase_.compare_exchange_strong(expected, kOpen, std::memory_order_acq_rel);  // fails if already closed
   }
@@ -135,12 +152,16 @@ struct run_record {
     if (p == kStarting && phase_.compare_exchange_strong(p, kClosedEarly, std::memory_order_acq_rel)) {
       opened_ = false;  // the last starter's snapshot, if any, is ignored
     }
-    snapshot(close_);
+    snapshot(close_, close_cpu_);
   }
 
   struct summary {
     double total = 0, wall_s = 0;
     double cov = 0, min_count = 0, max_count = 0, window_total = 0;
+    // CPU time within the window of the thread with the fewest acquisitions and of the one with
+    // the most (ns; 0 where a thread's CPU clock could not be read): whether a starved thread was
+    // refused the lock while it ran, or did not run.
+    double min_count_cpu_ns = 0, max_count_cpu_ns = 0;
     double cpu_ns = 0, voluntary = 0, involuntary = 0;
     double extra = 0;
     bool capped = false;
@@ -152,6 +173,7 @@ struct run_record {
     std::uint64_t begin = ~std::uint64_t{0}, end = 0;
     double sum = 0, sum_sq = 0;
     s.min_count = 1e300;
+    int fewest = 0, most = 0;
     for (int i = 0; i < threads_; ++i) {
       const thread_slot& t = slots_[i];
       s.total += static_cast<double>(t.acquisitions.load(std::memory_order_relaxed));
@@ -165,10 +187,17 @@ struct run_record {
       const auto w = static_cast<double>(close_[i] - (opened_ ? open_[i] : 0));
       sum += w;
       sum_sq += w * w;
-      s.min_count = std::min(s.min_count, w);
-      s.max_count = std::max(s.max_count, w);
+      if (w < s.min_count) {
+        s.min_count = w;
+        fewest = i;
+      }
+      if (w > s.max_count) {
+        s.max_count = w;
+        most = i;
+      }
     }
-    if (sum < threads_) {  // too short a window to say anything: fall back to [start, first finish]
+    bool whole = !opened_;  // the window starts at each thread's start
+    if (sum < threads_) {   // too short a window to say anything: fall back to [start, first finish]
       sum = sum_sq = 0;
       s.min_count = 1e300;
       s.max_count = 0;
@@ -176,10 +205,19 @@ struct run_record {
         const auto w = static_cast<double>(close_[i]);
         sum += w;
         sum_sq += w * w;
-        s.min_count = std::min(s.min_count, w);
-        s.max_count = std::max(s.max_count, w);
+        if (w < s.min_count) {
+          s.min_count = w;
+          fewest = i;
+        }
+        if (w > s.max_count) {
+          s.max_count = w;
+          most = i;
+        }
       }
+      whole = true;
     }
+    s.min_count_cpu_ns = window_cpu_ns(fewest, whole);
+    s.max_count_cpu_ns = window_cpu_ns(most, whole);
     s.window_total = sum;
     s.wall_s = end > begin ? static_cast<double>(end - begin) * 1e-9 : 0;
     const double mean = sum / threads_;
@@ -191,8 +229,19 @@ struct run_record {
  private:
   static constexpr int kStarting = 0, kOpen = 1, kClosedEarly = 2;
 
-  void snapshot(std::uint64_t* out) noexcept {
+  void snapshot(std::uint64_t* out, std::uint64_t* cpu_out) noexcept {
     for (int i = 0; i < threads_; ++i) out[i] = slots_[i].acquisitions.load(std::memory_order_relaxed);
+    for (int i = 0; i < threads_; ++i) {
+      const thread_slot& t = slots_[i];
+      cpu_out[i] = t.has_cpu_clock.load(std::memory_order_acquire) ? clock_ns(t.cpu_clock) : 0;
+    }
+  }
+
+  // Thread i's CPU time from the window's opening (or its own start) to the window's close.
+  double window_cpu_ns(int i, bool from_start) const noexcept {
+    const std::uint64_t from = from_start ? slots_[i].usage_begin.cpu_ns : open_cpu_[i];
+    const std::uint64_t to = close_cpu_[i];
+    return to > from && from != 0 ? static_cast<double>(to - from) : 0;
   }
 
   int threads_;
@@ -203,6 +252,8 @@ struct run_record {
   bool opened_ = true;  // written by the first finisher before its snapshot, read after the run
   std::uint64_t open_[kMaxThreads] = {};
   std::uint64_t close_[kMaxThreads] = {};
+  std::uint64_t open_cpu_[kMaxThreads] = {};
+  std::uint64_t close_cpu_[kMaxThreads] = {};
 };
 
 // Publishes a run_record's summary as Google Benchmark counters. Only thread 0 calls this, so the
@@ -215,6 +266,8 @@ inline void publish(benchmark::State& state, const run_record::summary& s) {
   state.counters["fair_min"] = Counter(s.min_count);
   state.counters["fair_max"] = Counter(s.max_count);
   state.counters["fair_window_acq"] = Counter(s.window_total);
+  state.counters["fair_min_cpu_ms"] = Counter(s.min_count_cpu_ns * 1e-6);
+  state.counters["fair_max_cpu_ms"] = Counter(s.max_count_cpu_ns * 1e-6);
   state.counters["cpu_ns_per_acq"] = Counter(s.cpu_ns / total);
   state.counters["csw_per_acq"] = Counter((s.voluntary + s.involuntary) / total);
   state.counters["vcsw_per_acq"] = Counter(s.voluntary / total);

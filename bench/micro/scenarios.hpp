@@ -114,6 +114,7 @@ void contended_loop(benchmark::State& state, arena_holder<L>& holder, std::uint6
     if (SPINWISE_UNLIKELY(n == 0)) {
       a = holder.arena.get();
       slot = &a->record.slot(me);
+      run_record::publish_cpu_clock(*slot);
       slot->usage_begin = read_thread_usage();
       slot->begin_ns = now_ns();
       a->record.started();

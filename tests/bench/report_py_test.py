@@ -269,6 +269,14 @@ def synthetic_run(reps=3):
                     benchmarks.append({"name": f"{name}_{agg}", "run_name": name, "run_type": "aggregate",
                                        "aggregate_name": agg, "repetitions": reps, "threads": t,
                                        "real_time": 1.0, "time_unit": "ns", "acq_per_s": 1.0, "fair_cov": 99.0})
+    # 16x oversubscription: one thread starved, with a fortieth of the fastest's CPU time
+    name = "contended/ttas_mutex/cs_ns:100/local_ns:100/real_time/threads:32"
+    for i in range(reps):
+        e = gb_entry(name, i, reps, real_time=200.0, cpu_time=200.0, acq_per_s=5e6, capped=0.0, fair_cov=0.5,
+                     cpu_ns_per_acq=200.0, csw_per_acq=0.001, fair_min=10.0 + i, fair_max=100.0,
+                     fair_min_cpu_ms=1.0, fair_max_cpu_ms=40.0)
+        e["threads"] = 32
+        benchmarks.append(e)
     return {"context": ctx, "benchmarks": benchmarks}
 
 
@@ -316,6 +324,8 @@ class SyntheticReport(unittest.TestCase):
         ratio_cell = re.compile(r"^≈?\d+\.\d\dx \[\d+\.\d\d–\d+\.\d\d\]\*?$")
         section = self.text[self.text.index("Throughput ratio vs std::mutex"):]
         cells = row(section, "ttas_mutex")[1:]
+        self.assertEqual(len(cells), 4)
+        self.assertEqual(cells.pop(), "–")  # 32 threads: no std::mutex in that column
         self.assertEqual(len(cells), 3)
         for c in cells:
             self.assertRegex(c, ratio_cell)
@@ -339,6 +349,13 @@ class SyntheticReport(unittest.TestCase):
         sx = row(self.text, target.format("sx_lock", "sx_lock"))
         self.assertEqual(sx[1], "within noise")
         self.assertIn("geometric mean of 1 cells 0.968x", sx[2])
+
+    def test_starvation_names_the_starved_threads_cpu_time(self):
+        r = row(self.text, "starvation: ttas_mutex slowest/fastest thread's acquisitions >= 0.3 at 16x "
+                           "oversubscription")
+        self.assertEqual(r[1], "not met")
+        self.assertIn("critical section 100 ns, local work 100 ns, 32 thr: 0.11 [0.1–0.12] "
+                      "(their CPU time 0.025 [0.025–0.025])", r[2])
 
     def test_aggregates_are_not_read(self):
         self.assertNotIn("99 [", self.text)  # the aggregates' fair_cov
