@@ -43,8 +43,8 @@ METRICS = {
     "uncontended": ("real_ns",),
     "uncontended_shared": ("real_ns",),
     "handoff": ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "capped"),
-    "contended": ("acq_per_s", "fair_cov", "fair_min", "fair_max", "fair_min_cpu_ms", "fair_max_cpu_ms",
-                  "cpu_ns_per_acq", "csw_per_acq", "capped"),
+    "contended": ("acq_per_s", "fair_cov", "fair_min", "fair_max", "fair_window_acq", "fair_min_cpu_ms",
+                  "fair_max_cpu_ms", "cpu_ns_per_acq", "csw_per_acq", "capped"),
     "rw": ("acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"),
 }
 UNITS = {"real_ns": "ns per lock+unlock", "p50_ns": "ns", "acq_per_s": "acquisitions/s"}
@@ -964,13 +964,14 @@ class Report:
 
         # Starvation: the slowest thread's acquisitions over the fastest's, per repetition, and beside
         # it the same two threads' CPU time in the window (where the run has it): a starved thread
-        # that had as much CPU as the fastest was refused the lock; one that had none did not run.
-        def min_over_max(lock, params, t, low="fair_min", high="fair_max"):
+        # that had as much CPU as the fastest was refused the lock; one that had none was off its
+        # CPU. A repetition whose fastest thread shows no CPU time (its clock unread) has no CPU ratio.
+        def min_over_max(lock, params, t, low="fair_min", high="fair_max", skip_zero=False):
             mn = self.sample("contended", lock, params, t, low)
             mx = self.sample("contended", lock, params, t, high)
             if not mn or not mx:
                 return None
-            return [a / b if b > 0 else 0.0 for a, b in zip(mn, mx)]
+            return [a / b if b > 0 else 0.0 for a, b in zip(mn, mx) if b > 0 or not skip_zero] or None
 
         for lock in ("ttas_mutex", "hybrid_mutex", "ttas_mutex<adaptive>", "hybrid_mutex<adaptive>"):
             found = []
@@ -979,8 +980,8 @@ class Report:
                     continue
                 r = min_over_max(lock, params, t)
                 if r:
-                    cpu = min_over_max(lock, params, t, "fair_min_cpu_ms", "fair_max_cpu_ms")
-                    text = fmt_ci(r) + (f" (their CPU time {fmt_ci(cpu)})" if cpu else "")
+                    cpu = min_over_max(lock, params, t, "fair_min_cpu_ms", "fair_max_cpu_ms", skip_zero=True)
+                    text = fmt_ci(r) + (f" (CPU time ratio {fmt_ci(cpu)})" if cpu else "")
                     found.append((f"{param_text(params)}, {t} thr", text, judge(scaled_estimate(r, 0.3), 1.0)))
             add(f"starvation: {lock} slowest/fastest thread's acquisitions >= 0.3 at 16x oversubscription",
                 *cells(found, "scenarios"))

@@ -158,9 +158,10 @@ struct run_record {
   struct summary {
     double total = 0, wall_s = 0;
     double cov = 0, min_count = 0, max_count = 0, window_total = 0;
-    // CPU time within the window of the thread with the fewest acquisitions and of the one with
-    // the most (ns; 0 where a thread's CPU clock could not be read): whether a starved thread was
-    // refused the lock while it ran, or did not run.
+    // CPU time within the window of the thread with the fewest acquisitions (of several tied,
+    // the one that ran most) and of the one with the most, in ns: whether a starved thread was
+    // refused the lock while it ran, or was off its CPU. 0 when the thread had no CPU in the
+    // window, had not started by its close, or its CPU clock could not be read.
     double min_count_cpu_ns = 0, max_count_cpu_ns = 0;
     double cpu_ns = 0, voluntary = 0, involuntary = 0;
     double extra = 0;
@@ -171,9 +172,6 @@ struct run_record {
   summary summarize() const {
     summary s;
     std::uint64_t begin = ~std::uint64_t{0}, end = 0;
-    double sum = 0, sum_sq = 0;
-    s.min_count = 1e300;
-    int fewest = 0, most = 0;
     for (int i = 0; i < threads_; ++i) {
       const thread_slot& t = slots_[i];
       s.total += static_cast<double>(t.acquisitions.load(std::memory_order_relaxed));
@@ -184,40 +182,33 @@ struct run_record {
       s.involuntary +=
           static_cast<double>(t.usage_end.involuntary_switches - t.usage_begin.involuntary_switches);
       s.extra += static_cast<double>(t.extra);
-      const auto w = static_cast<double>(close_[i] - (opened_ ? open_[i] : 0));
+    }
+    // The window: from the opening snapshot, or from each thread's start when the first finisher
+    // came before the last starter, or when the window holds fewer acquisitions than threads.
+    bool whole = !opened_;
+    const auto in_window = [&](int i) { return static_cast<double>(close_[i] - (whole ? 0 : open_[i])); };
+    double sum = 0, sum_sq = 0;
+    for (int i = 0; i < threads_; ++i) sum += in_window(i);
+    if (sum < threads_) whole = true;
+    sum = 0;
+    s.min_count = 1e300;
+    s.min_count_cpu_ns = -1;
+    for (int i = 0; i < threads_; ++i) {
+      const double w = in_window(i);
+      const double cpu = window_cpu_ns(i, whole);
       sum += w;
       sum_sq += w * w;
-      if (w < s.min_count) {
+      // Of the threads tied at the fewest (often several at 0), the one that ran most: its CPU
+      // time says whether any of them ran.
+      if (w < s.min_count || (w == s.min_count && cpu > s.min_count_cpu_ns)) {
         s.min_count = w;
-        fewest = i;
+        s.min_count_cpu_ns = cpu;
       }
       if (w > s.max_count) {
         s.max_count = w;
-        most = i;
+        s.max_count_cpu_ns = cpu;
       }
     }
-    bool whole = !opened_;  // the window starts at each thread's start
-    if (sum < threads_) {   // too short a window to say anything: fall back to [start, first finish]
-      sum = sum_sq = 0;
-      s.min_count = 1e300;
-      s.max_count = 0;
-      for (int i = 0; i < threads_; ++i) {
-        const auto w = static_cast<double>(close_[i]);
-        sum += w;
-        sum_sq += w * w;
-        if (w < s.min_count) {
-          s.min_count = w;
-          fewest = i;
-        }
-        if (w > s.max_count) {
-          s.max_count = w;
-          most = i;
-        }
-      }
-      whole = true;
-    }
-    s.min_count_cpu_ns = window_cpu_ns(fewest, whole);
-    s.max_count_cpu_ns = window_cpu_ns(most, whole);
     s.window_total = sum;
     s.wall_s = end > begin ? static_cast<double>(end - begin) * 1e-9 : 0;
     const double mean = sum / threads_;
@@ -229,10 +220,12 @@ struct run_record {
  private:
   static constexpr int kStarting = 0, kOpen = 1, kClosedEarly = 2;
 
+  // Each thread's count and CPU clock, read together (a preemption between the two passes of
+  // separate loops would skew them by a scheduler slice).
   void snapshot(std::uint64_t* out, std::uint64_t* cpu_out) noexcept {
-    for (int i = 0; i < threads_; ++i) out[i] = slots_[i].acquisitions.load(std::memory_order_relaxed);
     for (int i = 0; i < threads_; ++i) {
       const thread_slot& t = slots_[i];
+      out[i] = t.acquisitions.load(std::memory_order_relaxed);
       cpu_out[i] = t.has_cpu_clock.load(std::memory_order_acquire) ? clock_ns(t.cpu_clock) : 0;
     }
   }

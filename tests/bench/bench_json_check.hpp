@@ -19,7 +19,8 @@ struct counter_rule {
   bool positive;  // must be > 0 (else >= 0)
 };
 
-// The counters each scenario must report.
+// The counters each scenario must report. fair_max_cpu_ms > 0: the busiest thread's CPU clock
+// (pthread_getcpuclockid, which Linux has for every thread) moved during the window.
 inline std::vector<counter_rule> rules_for(const std::string& benchmark_name) {
   if (benchmark_name.rfind("contended/", 0) == 0 || benchmark_name.rfind("rw/", 0) == 0) {
     return {{"acq_per_s", true},    {"fair_cov", false},        {"fair_min", false},
