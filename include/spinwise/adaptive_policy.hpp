@@ -210,11 +210,11 @@ class adaptive_waiter {
     const std::uint64_t ceiling = std::min<std::uint64_t>(
         std::uint64_t{kAdaptiveFirstRoundNs} << std::min<std::uint32_t>(rounds_, 8), kAdaptiveMaxRoundNs);
     const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
-    const std::uint64_t t0 = delay_counter<Relax>();
-    const std::uint64_t n = relax_for_ns<Relax>(static_cast<double>(ns), rates_, until);
+    std::uint64_t took_ticks;
+    const std::uint64_t n = relax_for_ns_timed<Relax>(static_cast<double>(ns), rates_, until, took_ticks);
     relaxes_ += n;
     ++rounds_;
-    spun_ns_ += round_ns(t0, n, static_cast<double>(ns));
+    spun_ns_ += round_ns(took_ticks, n, static_cast<double>(ns));
     if (spun_ns_ >= budget_ns_) completed_ = true;
   }
   bool is_completed() const noexcept { return completed_; }
@@ -230,14 +230,14 @@ class adaptive_waiter {
   double spun_ns() const noexcept { return spun_ns_; }
 
  private:
-  // The round's spinning time: the counter's, unless a preemption inflated it (more than twice the
-  // round's request plus 50 us: the rule of the statistics, detail/wait_core.hpp), then the
-  // request's; without a usable counter, the relaxes' cost.
-  double round_ns(std::uint64_t t0, std::uint64_t relaxes, double requested) const noexcept {
+  // The round's spinning time: the counter's (as the delay measured it), unless a preemption
+  // inflated it (more than twice the round's request plus 50 us: the rule of the statistics,
+  // detail/wait_core.hpp), then the request's; without a usable counter, the relaxes' cost.
+  double round_ns(std::uint64_t took_ticks, std::uint64_t relaxes, double requested) const noexcept {
     if (!(rates_.ticks_per_ns > 0.0)) {
       return rates_.relaxes_per_ns > 0.0 ? static_cast<double>(relaxes) / rates_.relaxes_per_ns : requested;
     }
-    const double took = static_cast<double>(delay_counter<Relax>() - t0) / rates_.ticks_per_ns;
+    const double took = static_cast<double>(took_ticks) / rates_.ticks_per_ns;
     return took > 2.0 * requested + 50'000.0 ? requested : took;
   }
 

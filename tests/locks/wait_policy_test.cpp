@@ -655,6 +655,42 @@ TEST(ClockBoundedDelay, IsCappedAndShortDelaysStayShort) {
   EXPECT_EQ(t_issued, 3u);
 }
 
+// relax_for_ns_timed gives the delay's length without a counter read of the caller's: the counter
+// at the last check of a delay that ran out, that plus the last chunk at its converted cost for one
+// that until() ended (exact here while the table is right), 0 for a delay that issued nothing.
+TEST(ClockBoundedDelay, TimedVariantGivesTheDelaysLength) {
+  spinwise::detail::delay_rates rates;
+  std::uint64_t took = 1;
+  drift(~0ull, 10);
+  std::uint64_t start = t_clock_ns;
+  EXPECT_EQ(spinwise::detail::relax_for_ns_timed<drifting_relax>(2'000.0, rates,
+                                                                 spinwise::detail::never_ready{}, took),
+            200u);
+  EXPECT_EQ(took, t_clock_ns - start);
+  EXPECT_EQ(took, 2'000u);
+
+  int asked = 0;
+  const auto third = [&] { return ++asked == 3; };
+  start = t_clock_ns;
+  const std::uint64_t issued =
+      spinwise::detail::relax_for_ns_timed<drifting_relax>(20'000.0, rates, third, took);
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(issued, 3u * rates.per_check);
+  EXPECT_EQ(took, t_clock_ns - start) << "the last chunk, after the last counter read, is counted";
+
+  drift(0, 30);  // every relax now takes 3x what the table says: the last chunk is undercounted
+  start = t_clock_ns;
+  asked = 0;
+  spinwise::detail::relax_for_ns_timed<drifting_relax>(20'000.0, rates, third, took);
+  EXPECT_EQ(took, 2 * rates.per_check * 30 + rates.per_check * 10);
+  EXPECT_LT(took, t_clock_ns - start);
+
+  EXPECT_EQ(
+      spinwise::detail::relax_for_ns_timed<drifting_relax>(0.0, rates, spinwise::detail::never_ready{}, took),
+      0u);
+  EXPECT_EQ(took, 0u);
+}
+
 // The policies use it: time_policy's and exp_backoff_policy's rounds keep their length in time
 // when the relax gets 3x slower in the middle of a wait; innodb_policy keeps its count (its
 // definition), so its rounds get 3x longer.

@@ -100,8 +100,16 @@ struct never_ready {
 // delay there (without a usable counter a delay is its count alone, and is not ended early). A lock passes
 // "the word looks free", so a waiter deep in a long delay still sees a release within a check interval
 // instead of at the delay's end (prompt handoff).
+//
+// relax_for_ns_timed also gives the delay's length in counter ticks (0 when it issued nothing or
+// has no usable counter): the counter's at its last check, plus the relaxes issued after that
+// check at their converted cost. A caller that must know how long it spun reads no counter of its
+// own. Two more reads per round slowed hybrid_mutex<adaptive> by a third with empty critical
+// sections on a 2-vCPU KVM guest (bench/results/starvation/README.md).
 template <class Relax, class Until = never_ready>
-std::uint64_t relax_for_ns(double ns, delay_rates& r, Until&& until = {}) noexcept {
+std::uint64_t relax_for_ns_timed(double ns, delay_rates& r, Until&& until,
+                                 std::uint64_t& took_ticks) noexcept {
+  took_ticks = 0;
   if (SPINWISE_UNLIKELY(r.relaxes_per_ns == 0.0)) r.template convert<Relax>();
   const std::uint64_t planned = relaxes_in(ns, r.relaxes_per_ns);
   if (planned == 0) return 0;
@@ -120,10 +128,20 @@ std::uint64_t relax_for_ns(double ns, delay_rates& r, Until&& until = {}) noexce
     const auto n = static_cast<std::uint32_t>(std::clamp(fit, 1.0, static_cast<double>(r.per_check)));
     Relax::relax_n(n);
     issued += n;
-    if (until()) break;
+    if (until()) {
+      took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(n) / relaxes_per_tick);
+      return issued;
+    }
     elapsed = delay_counter<Relax>() - start;
   } while (elapsed < span && issued < cap);
+  took_ticks = elapsed;
   return issued;
+}
+
+template <class Relax, class Until = never_ready>
+std::uint64_t relax_for_ns(double ns, delay_rates& r, Until&& until = {}) noexcept {
+  std::uint64_t took_ticks;
+  return relax_for_ns_timed<Relax>(ns, r, until, took_ticks);
 }
 
 }  // namespace spinwise::detail
