@@ -81,26 +81,23 @@ struct thread_usage {
   std::uint64_t involuntary_switches = 0;
 };
 
+// A CPU clock's time in ns: this thread's (CLOCK_THREAD_CPUTIME_ID) or another's (its
+// pthread_getcpuclockid clock); 0 when it cannot be read.
+inline std::uint64_t clock_ns(clockid_t c) noexcept {
+  struct timespec ts {};
+  if (clock_gettime(c, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 inline thread_usage read_thread_usage() noexcept {
   thread_usage u;
-  struct timespec ts {};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
-    u.cpu_ns =
-        static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
-  }
+  u.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   struct rusage ru {};
   if (getrusage(RUSAGE_THREAD, &ru) == 0) {
     u.voluntary_switches = static_cast<std::uint64_t>(ru.ru_nvcsw);
     u.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
   }
   return u;
-}
-
-// The CPU time of another thread, through its CPU clock (0 when it has none).
-inline std::uint64_t clock_ns(clockid_t c) noexcept {
-  struct timespec ts {};
-  if (clock_gettime(c, &ts) != 0) return 0;
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // What one benchmark thread did in one run, written by that thread only. The acquisition count
