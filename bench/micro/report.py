@@ -43,8 +43,8 @@ METRICS = {
     "uncontended": ("real_ns",),
     "uncontended_shared": ("real_ns",),
     "handoff": ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "capped"),
-    "contended": ("acq_per_s", "fair_cov", "fair_min", "fair_max", "fair_window_acq", "fair_min_cpu_ms",
-                  "fair_max_cpu_ms", "cpu_ns_per_acq", "csw_per_acq", "capped"),
+    "contended": ("acq_per_s", "fair_cov", "fair_min", "fair_max", "fair_window_acq", "fair_window_ms",
+                  "fair_window_open", "fair_min_cpu_ms", "fair_max_cpu_ms", "cpu_ns_per_acq", "csw_per_acq", "capped"),
     "rw": ("acq_per_s", "fair_cov", "cpu_ns_per_acq", "csw_per_acq", "capped"),
 }
 UNITS = {"real_ns": "ns per lock+unlock", "p50_ns": "ns", "acq_per_s": "acquisitions/s"}
@@ -981,7 +981,12 @@ class Report:
                 r = min_over_max(lock, params, t)
                 if r:
                     cpu = min_over_max(lock, params, t, "fair_min_cpu_ms", "fair_max_cpu_ms", skip_zero=True)
-                    text = fmt_ci(r) + (f" (CPU time ratio {fmt_ci(cpu)})" if cpu else "")
+                    # How long the windows lasted: a window shorter than the scheduler's round over
+                    # 16 threads a CPU leaves some threads no turn in it, whatever the lock.
+                    win = self.sample("contended", lock, params, t, "fair_window_ms")
+                    notes = ([f"CPU time ratio {fmt_ci(cpu)}"] if cpu else []) + (
+                        [f"window {fmt(min(win))}-{fmt(max(win))} ms"] if win else [])
+                    text = fmt_ci(r) + (f" ({'; '.join(notes)})" if notes else "")
                     found.append((f"{param_text(params)}, {t} thr", text, judge(scaled_estimate(r, 0.3), 1.0)))
             add(f"starvation: {lock} slowest/fastest thread's acquisitions >= 0.3 at 16x oversubscription",
                 *cells(found, "scenarios"))

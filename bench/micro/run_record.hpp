@@ -138,6 +138,7 @@ struct run_record {
   void started() noexcept {
     if (started_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
     snapshot(open_, open_cpu_);
+    open_ns_ = now_ns();
     int expected = kStarting;
     phase_.compare_exchange_strong(expected, kOpen, std::memory_order_acq_rel);  // fails if already closed
   }
@@ -150,6 +151,7 @@ struct run_record {
       opened_ = false;  // the last starter's snapshot, if any, is ignored
     }
     snapshot(close_, close_cpu_);
+    close_ns_ = now_ns();
   }
 
   struct summary {
@@ -160,6 +162,11 @@ struct run_record {
     // refused the lock while it ran, or was off its CPU. 0 when the thread had no CPU in the
     // window, had not started by its close, or its CPU clock could not be read.
     double min_count_cpu_ns = 0, max_count_cpu_ns = 0;
+    // How long the window lasted (steady clock), and whether it opened at all: false when the
+    // first finisher came before the last starter, or the window held fewer acquisitions than
+    // threads, and the counts are taken from each thread's start instead.
+    double window_ns = 0;
+    bool window_opened = false;
     double cpu_ns = 0, voluntary = 0, involuntary = 0;
     double extra = 0;
     bool capped = false;
@@ -207,6 +214,9 @@ struct run_record {
       }
     }
     s.window_total = sum;
+    s.window_opened = !whole;
+    const std::uint64_t from = whole ? begin : open_ns_;
+    s.window_ns = close_ns_ > from ? static_cast<double>(close_ns_ - from) : 0;
     s.wall_s = end > begin ? static_cast<double>(end - begin) * 1e-9 : 0;
     const double mean = sum / threads_;
     const double var = std::max(0.0, sum_sq / threads_ - mean * mean);
@@ -244,6 +254,7 @@ struct run_record {
   std::uint64_t close_[kMaxThreads] = {};
   std::uint64_t open_cpu_[kMaxThreads] = {};
   std::uint64_t close_cpu_[kMaxThreads] = {};
+  std::uint64_t open_ns_ = 0, close_ns_ = 0;  // steady clock at the two snapshots
 };
 
 // Publishes a run_record's summary as Google Benchmark counters. Only thread 0 calls this, so the
@@ -256,6 +267,8 @@ inline void publish(benchmark::State& state, const run_record::summary& s) {
   state.counters["fair_min"] = Counter(s.min_count);
   state.counters["fair_max"] = Counter(s.max_count);
   state.counters["fair_window_acq"] = Counter(s.window_total);
+  state.counters["fair_window_ms"] = Counter(s.window_ns * 1e-6);
+  state.counters["fair_window_open"] = Counter(s.window_opened ? 1 : 0);
   state.counters["fair_min_cpu_ms"] = Counter(s.min_count_cpu_ns * 1e-6);
   state.counters["fair_max_cpu_ms"] = Counter(s.max_count_cpu_ns * 1e-6);
   state.counters["cpu_ns_per_acq"] = Counter(s.cpu_ns / total);

@@ -20,13 +20,15 @@ struct counter_rule {
 };
 
 // The counters each scenario must report. fair_max_cpu_ms > 0: the busiest thread's CPU clock
-// (pthread_getcpuclockid, which Linux has for every thread) moved during the window.
+// (pthread_getcpuclockid, which Linux has for every thread) moved during the window; and
+// fair_window_ms > 0: the window lasted (its steady-clock length, open or from each start).
 inline std::vector<counter_rule> rules_for(const std::string& benchmark_name) {
   if (benchmark_name.rfind("contended/", 0) == 0 || benchmark_name.rfind("rw/", 0) == 0) {
-    return {{"acq_per_s", true},    {"fair_cov", false},        {"fair_min", false},
-            {"fair_max", true},     {"fair_window_acq", true},  {"cpu_ns_per_acq", false},
-            {"csw_per_acq", false}, {"vcsw_per_acq", false},    {"cpus_busy", false},
-            {"capped", false},      {"fair_min_cpu_ms", false}, {"fair_max_cpu_ms", true}};
+    return {{"acq_per_s", true},      {"fair_cov", false},        {"fair_min", false},
+            {"fair_max", true},       {"fair_window_acq", true},  {"cpu_ns_per_acq", false},
+            {"csw_per_acq", false},   {"vcsw_per_acq", false},    {"cpus_busy", false},
+            {"capped", false},        {"fair_min_cpu_ms", false}, {"fair_max_cpu_ms", true},
+            {"fair_window_ms", true}, {"fair_window_open", false}};
   }
   if (benchmark_name.rfind("handoff/", 0) == 0) {
     return {{"p50_ns", true},  {"p90_ns", true},  {"p99_ns", true},

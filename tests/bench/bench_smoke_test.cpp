@@ -83,7 +83,7 @@ json minimal_run() {
        "run_type": "iteration", "iterations": 10, "real_time": 200.0,
        "acq_per_s": 5e6, "fair_cov": 0.1, "fair_min": 4, "fair_max": 6, "fair_window_acq": 10,
        "cpu_ns_per_acq": 300, "csw_per_acq": 0.01, "vcsw_per_acq": 0.01, "cpus_busy": 1.5, "capped": 0,
-       "fair_min_cpu_ms": 0.5, "fair_max_cpu_ms": 0.6}
+       "fair_min_cpu_ms": 0.5, "fair_max_cpu_ms": 0.6, "fair_window_ms": 2.0, "fair_window_open": 1}
     ]})");
 }
 
