@@ -8,10 +8,11 @@
 # or "--repetitions 5" for tighter intervals than full mode's 3 repetitions).
 # Writes OUT_DIR/run.json (Google Benchmark JSON with the machine in its context), console.txt,
 # and report.py's summary.json, report.md and plots/*.png. For the committed results only
-# summary.json, report.md and the PNGs go into git: run.json (7.5 MB for a full run) holds nothing
-# the report needs beyond summary.json, and bench/results/.gitignore keeps it out, with console.txt
-# and the plots' data. Numbers only mean something on an otherwise idle machine: the script says
-# the load average before it starts.
+# summary.json and report.md go into git, the report remade with `report.py summary.json
+# --no-plots` so that it links no missing image: run.json (7.5-11 MB for a full run) holds nothing
+# the report needs beyond summary.json, and the plots (3.7 MB) are drawn again from it;
+# bench/results/.gitignore keeps them out, with console.txt. Numbers only mean something on an
+# otherwise idle machine: the script says the load average before it starts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
