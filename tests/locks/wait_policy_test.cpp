@@ -691,6 +691,35 @@ TEST(ClockBoundedDelay, TimedVariantGivesTheDelaysLength) {
   EXPECT_EQ(took, 0u);
 }
 
+// Bug guarded: a spin lock's waiter that looks at the word only at each counter check (every
+// 100 ns of relaxes), where the lock asked to be polled every kDelayPollNs (25 ns on x86): its
+// handoff then waits out most of a check interval. A plain predicate keeps the check interval.
+TEST(ClockBoundedDelay, EagerPredicateIsPolledBetweenCounterChecks) {
+  namespace d = spinwise::detail;
+  d::delay_rates rates;
+  std::uint64_t took = 0;
+  drift(~0ull, 10);
+  int asked = 0;
+  const auto third = [&asked] { return ++asked == 3; };
+  std::uint64_t start = t_clock_ns;
+  const std::uint64_t eager =
+      d::relax_for_ns_timed<drifting_relax>(20'000.0, rates, d::poll_eagerly(third), took);
+  EXPECT_EQ(rates.per_poll, std::min(rates.per_check, d::relaxes_in(d::backend::kDelayPollNs, 0.1)));
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(eager, 3u * rates.per_poll) << "asked after every poll interval, not every counter check";
+  EXPECT_EQ(took, t_clock_ns - start) << "the relaxes after the last counter read are counted";
+  asked = 0;
+  start = t_clock_ns;
+  const std::uint64_t plain = d::relax_for_ns_timed<drifting_relax>(20'000.0, rates, third, took);
+  EXPECT_EQ(plain, 3u * rates.per_check);
+  EXPECT_EQ(took, t_clock_ns - start);
+  static_assert(d::polls_eagerly<decltype(d::poll_eagerly(third))>::value);
+  static_assert(!d::polls_eagerly<decltype(third)>::value);
+#if defined(__x86_64__) && !defined(SPINWISE_FORCE_GENERIC)
+  EXPECT_LT(rates.per_poll, rates.per_check) << "x86 polls a spin lock's word between counter checks";
+#endif
+}
+
 // The policies use it: time_policy's and exp_backoff_policy's rounds keep their length in time
 // when the relax gets 3x slower in the middle of a wait; innodb_policy keeps its count (its
 // definition), so its rounds get 3x longer.

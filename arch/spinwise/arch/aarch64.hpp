@@ -122,6 +122,9 @@ inline bool counter_invariant() noexcept { return true; }
 // fixes it at 1 GHz from Armv8.6 (Generic Timer chapter), while older parts run it at tens of MHz
 // (24 MHz is common: one tick per 42 ns), and reading it faster than it ticks learns nothing.
 inline constexpr double kDelayCheckNs = 100;
+// How often a delay asks an eagerly polling lock whether it looks free (x86_64.hpp says why):
+// the eager poll was measured on x86 only; here it stays at the check interval until measured.
+inline constexpr double kDelayPollNs = kDelayCheckNs;
 
 inline std::uint64_t measure_counter_frequency() noexcept {
   std::uint64_t f;

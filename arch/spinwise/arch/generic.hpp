@@ -40,5 +40,8 @@ inline std::uint64_t measure_counter_frequency() noexcept { return 1'000'000'000
 // steady_clock::now() costs ~40 ns even through the vDSO (measured on an Ice Lake KVM guest,
 // 2026), so every 200 ns of relaxes keeps the reads under a fifth of the loop.
 inline constexpr double kDelayCheckNs = 200;
+// How often a delay asks an eagerly polling lock whether it looks free (x86_64.hpp says why):
+// unmeasured on the CPUs this backend serves, so at the check interval.
+inline constexpr double kDelayPollNs = kDelayCheckNs;
 
 }  // namespace spinwise::arch::generic
