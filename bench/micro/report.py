@@ -985,7 +985,7 @@ class Report:
                     # 16 threads a CPU leaves some threads no turn in it, whatever the lock.
                     win = self.sample("contended", lock, params, t, "fair_window_ms")
                     notes = ([f"CPU time ratio {fmt_ci(cpu)}"] if cpu else []) + (
-                        [f"window {fmt(min(win))}-{fmt(max(win))} ms"] if win else [])
+                        [f"window {fmt(min(win))}–{fmt(max(win))} ms"] if win else [])
                     text = fmt_ci(r) + (f" ({'; '.join(notes)})" if notes else "")
                     found.append((f"{param_text(params)}, {t} thr", text, judge(scaled_estimate(r, 0.3), 1.0)))
             add(f"starvation: {lock} slowest/fastest thread's acquisitions >= 0.3 at 16x oversubscription",

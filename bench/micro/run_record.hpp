@@ -137,8 +137,8 @@ struct run_record {
   // Each thread, just before its first acquisition.
   void started() noexcept {
     if (started_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
+    open_ns_ = now_ns();  // before the snapshot, close_ns_ after its own: the window holds both
     snapshot(open_, open_cpu_);
-    open_ns_ = now_ns();
     int expected = kStarting;
     phase_.compare_exchange_strong(expected, kOpen, std::memory_order_acq_rel);  // fails if already closed
   }

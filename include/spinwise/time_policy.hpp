@@ -61,7 +61,8 @@ struct time_spec {
 
 // One round: [0, spin_wait_delay) x delay_unit_ns, clock-bounded (detail/spin_time.hpp); the
 // relax rate and the counter's are converted at the first non-zero delay of the wait. The round
-// ends early when the lock's until() says the word looks free (asked every ~100 ns).
+// ends early when the lock's until() says the word looks free (asked at each counter check,
+// ~100 ns, or every kDelayPollNs when the lock polls eagerly: detail/spin_time.hpp).
 struct time_delay {
   delay_rates rates;
 

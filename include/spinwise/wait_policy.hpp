@@ -7,7 +7,7 @@
 //   w.snooze(until);        one spin round, ended early once until() (a lock's "the word looks
 //                           free") says true: the time-based rules ask it about every 100 ns
 //                           (every 25 ns on x86 when the lock wraps it in detail::poll_eagerly, as
-//                           the spin locks do), so a waiter sees a release within that, not at its
+//                           ttas_mutex and tas_mutex do), so a waiter sees a release within that, not at its
 //                           delay's end (innodb does not ask: MySQL's delay is an instruction
 //                           count). w.snooze() = never.
 //   w.snooze();             one spin round: waits the policy's (randomized) delay through P's

@@ -362,7 +362,7 @@ class SyntheticReport(unittest.TestCase):
                            "oversubscription")
         self.assertEqual(r[1], "not met")
         self.assertIn("critical section 100 ns, local work 100 ns, 32 thr: 0.11 [0.1–0.12] "
-                      "(CPU time ratio 0.0375 [0.025–0.05]; window 30-150 ms)", r[2])
+                      "(CPU time ratio 0.0375 [0.025–0.05]; window 30–150 ms)", r[2])
         r = row(self.text, "starvation: hybrid_mutex slowest/fastest thread's acquisitions >= 0.3 at 16x "
                            "oversubscription")
         self.assertIn("32 thr: 0.11 [0.1–0.12]", r[2])

@@ -696,27 +696,53 @@ TEST(ClockBoundedDelay, TimedVariantGivesTheDelaysLength) {
 // handoff then waits out most of a check interval. A plain predicate keeps the check interval.
 TEST(ClockBoundedDelay, EagerPredicateIsPolledBetweenCounterChecks) {
   namespace d = spinwise::detail;
-  d::delay_rates rates;
-  std::uint64_t took = 0;
-  drift(~0ull, 10);
   int asked = 0;
   const auto third = [&asked] { return ++asked == 3; };
-  std::uint64_t start = t_clock_ns;
-  const std::uint64_t eager =
-      d::relax_for_ns_timed<drifting_relax>(20'000.0, rates, d::poll_eagerly(third), took);
-  EXPECT_EQ(rates.per_poll, std::min(rates.per_check, d::relaxes_in(d::backend::kDelayPollNs, 0.1)));
-  EXPECT_EQ(asked, 3);
-  EXPECT_EQ(eager, 3u * rates.per_poll) << "asked after every poll interval, not every counter check";
-  EXPECT_EQ(took, t_clock_ns - start) << "the relaxes after the last counter read are counted";
-  asked = 0;
-  start = t_clock_ns;
-  const std::uint64_t plain = d::relax_for_ns_timed<drifting_relax>(20'000.0, rates, third, took);
-  EXPECT_EQ(plain, 3u * rates.per_check);
-  EXPECT_EQ(took, t_clock_ns - start);
   static_assert(d::polls_eagerly<decltype(d::poll_eagerly(third))>::value);
   static_assert(!d::polls_eagerly<decltype(third)>::value);
+  std::uint64_t took = 0;
+  // Rates set by hand (10 ns relaxes, 1 tick = 1 ns), so every backend runs the same loop: a
+  // counter check every 10 relaxes, a poll every 3 or 4 (4 does not divide the chunk).
+  for (const std::uint32_t per_poll : {3u, 4u}) {
+    SCOPED_TRACE("poll every " + std::to_string(per_poll) + " relaxes");
+    d::delay_rates rates{0.1, 1.0, 10, per_poll};
+    drift(~0ull, 10);
+    asked = 0;
+    std::uint64_t start = t_clock_ns;
+    const std::uint64_t eager =
+        d::relax_for_ns_timed<drifting_relax>(20'000.0, rates, d::poll_eagerly(third), took);
+    EXPECT_EQ(asked, 3);
+    // Polls after 3, 6, 9 relaxes; or 4, 8 and (the chunk's last 2) 10.
+    EXPECT_EQ(eager, per_poll == 3 ? 9u : 10u) << "asked after every poll interval, not every counter check";
+    EXPECT_EQ(took, t_clock_ns - start) << "the relaxes after the last counter read are counted";
+    asked = 0;
+    start = t_clock_ns;
+    EXPECT_EQ(d::relax_for_ns_timed<drifting_relax>(20'000.0, rates, third, took), 30u)
+        << "a plain predicate";
+    EXPECT_EQ(took, t_clock_ns - start);
+  }
+  // A delay shorter than one poll interval: issued whole, asked once, not cut to the interval.
+  d::delay_rates rates{0.1, 1.0, 10, 4};
+  drift(~0ull, 10);
+  asked = 0;
+  const std::uint64_t start = t_clock_ns;
+  EXPECT_EQ(d::relax_for_ns_timed<drifting_relax>(20.0, rates, d::poll_eagerly(third), took), 2u);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(took, t_clock_ns - start);
+  // A poll interval of 0 (rates filled in by hand) is taken as 1, not looped on forever.
+  d::delay_rates zero{0.1, 1.0, 10, 0};
+  asked = 0;
+  EXPECT_EQ(d::relax_for_ns_timed<drifting_relax>(20'000.0, zero, d::poll_eagerly(third), took), 3u);
+  // The conversion: x86 polls a spin lock's word every 25 ns between its 100 ns checks; the
+  // other backends poll at their check interval.
+  d::delay_rates converted;
+  converted.convert<drifting_relax>();
+  EXPECT_EQ(converted.per_check, d::relaxes_in(d::backend::kDelayCheckNs, 0.1));
 #if defined(__x86_64__) && !defined(SPINWISE_FORCE_GENERIC)
-  EXPECT_LT(rates.per_poll, rates.per_check) << "x86 polls a spin lock's word between counter checks";
+  EXPECT_EQ(converted.per_poll, 3u) << "25 ns of 10 ns relaxes, rounded";
+  EXPECT_EQ(converted.per_check, 10u);
+#else
+  EXPECT_EQ(converted.per_poll, converted.per_check);
 #endif
 }
 

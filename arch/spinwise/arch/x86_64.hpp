@@ -98,9 +98,10 @@ inline constexpr double kDelayCheckNs = 100;
 // How often a delay asks a lock that polls eagerly (detail::poll_eagerly: ttas_mutex, tas_mutex)
 // whether its word looks free: every 25 ns of relaxes, between the counter reads. The poll is a
 // relaxed load of a line that stays in the waiter's cache until the holder writes it. On a 2-vCPU
-// KVM guest (Xeon model 167, PAUSE 10.9 ns, one-way core-to-core 64 ns) it took ttas_mutex's
-// handoff p50 from 204 to 178 ns, and its contended throughput 1.056x over 24 cells; hybrid_mutex
-// lost 6% with it and polls at the check interval (docs/benchmarks.md).
+// KVM guest (Xeon model 167, PAUSE 10.9 ns, one-way core-to-core 59-80 ns) it took ttas_mutex's
+// handoff p50 from 214 to 183 ns, with contended throughput 1.033x over 24 cells (the landed
+// change against the code before, one interleaved run); hybrid_mutex lost 6% polled that often
+// and keeps the check interval (docs/benchmarks.md, "Handoff").
 inline constexpr double kDelayPollNs = 25;
 
 // CPUID.80000007H:EDX[8]: the TSC ticks at a constant rate in every P-, C- and T-state.

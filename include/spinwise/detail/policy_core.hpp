@@ -10,8 +10,10 @@
 //
 // `until` is the lock's "may I stop waiting?" (the word looks free): a rule whose delay is long
 // asks it between chunks of relaxes and ends the round when it says true (the time rules do, via
-// relax_for_ns); a rule may ignore it (innodb: MySQL's ut_delay counts instructions and does not
-// look). A rule with the older two-argument delay(knobs, round) still works; it never ends early.
+// relax_for_ns, at each counter check, or every kDelayPollNs when the lock wrapped it in
+// poll_eagerly: pass `until` on unchanged, or that request is lost); a rule may ignore it
+// (innodb: MySQL's ut_delay counts instructions and does not look). A rule with the older
+// two-argument delay(knobs, round) still works; it never ends early.
 //   template <class Tag, class Relax>
 //   struct my_policy : detail::policy_base<my_spec, Tag, Relax, my_rule> { ... };
 //
@@ -45,7 +47,8 @@ class rounds_waiter {
   rounds_waiter() noexcept : loops_(knob_get(knob_word<Spec, Tag>(), Spec::kSpinLoops)) {}
 
   // One round. Never blocks, never yields. The round ends early once until() says true
-  // (asked about every ~100 ns by the time rules; see the rule contract above).
+  // (asked at each counter check by the time rules, ~100 ns, or every kDelayPollNs for a
+  // poll_eagerly predicate; see the rule contract above).
   void snooze() noexcept { snooze(never_ready{}); }
   template <class Until>
   void snooze(Until&& until) noexcept {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/relax_time.hpp"
@@ -78,8 +79,10 @@ struct delay_rates {
     }
     if (ticks_per_ns > 0.0) check_ns = std::max(check_ns, 1.0 / ticks_per_ns);  // no faster than it ticks
     per_check = std::max<std::uint32_t>(1, relaxes_in(check_ns, relaxes_per_ns));
-    per_poll =
-        std::min(per_check, std::max<std::uint32_t>(1, relaxes_in(backend::kDelayPollNs, relaxes_per_ns)));
+    // A backend that does not poll eagerly (kDelayPollNs == kDelayCheckNs) polls at the check
+    // interval as raised above, not at its nominal length.
+    const double poll_ns = backend::kDelayPollNs < backend::kDelayCheckNs ? backend::kDelayPollNs : check_ns;
+    per_poll = std::min(per_check, std::max<std::uint32_t>(1, relaxes_in(poll_ns, relaxes_per_ns)));
   }
 };
 
@@ -92,18 +95,20 @@ struct never_ready {
   constexpr bool operator()() const noexcept { return false; }
 };
 
-// A lock's until() that asks to be polled every backend::kDelayPollNs of relaxes (25 ns on x86)
-// instead of at each counter check (100 ns). ttas_mutex and tas_mutex pass theirs so: a waiter
-// sees the release sooner, and a spin lock's throughput did not suffer for it. hybrid_mutex's
-// did (docs/benchmarks.md, "Handoff"), and a plain predicate keeps the check interval.
+// A lock's until() that asks to be polled every backend::kDelayPollNs of relaxes (25 ns on x86;
+// aarch64 and generic: their check interval) instead of at each counter check (kDelayCheckNs).
+// ttas_mutex and tas_mutex pass theirs so: on x86 a waiter sees the release sooner, and their
+// throughput did not suffer for it. hybrid_mutex's did (docs/benchmarks.md, "Handoff"), and a
+// plain predicate keeps the check interval. A rule that wraps the until() it is given in a
+// predicate of its own drops the request: forward it unchanged.
 template <class F>
 struct eager_until {
-  F ready;
+  mutable F ready;  // a mutable lambda works here as it does unwrapped
   bool operator()() const noexcept { return ready(); }
 };
 template <class F>
 eager_until<F> poll_eagerly(F ready) noexcept {
-  return {ready};
+  return {std::move(ready)};
 }
 template <class Until>
 struct polls_eagerly : std::false_type {};
@@ -144,18 +149,27 @@ std::uint64_t relax_for_ns_timed(double ns, delay_rates& r, Until&& until,
   const auto span = static_cast<std::uint64_t>(ns * r.ticks_per_ns);
   const double relaxes_per_tick = r.relaxes_per_ns / r.ticks_per_ns;
   const std::uint64_t cap = planned * kDelayRelaxCap;
-  const std::uint32_t poll = polls_eagerly<std::decay_t<Until>>::value ? r.per_poll : r.per_check;
   std::uint64_t elapsed = 0;
   do {
     const double fit = static_cast<double>(span - elapsed) * relaxes_per_tick + 0.5;
     const auto n = static_cast<std::uint32_t>(std::clamp(fit, 1.0, static_cast<double>(r.per_check)));
-    for (std::uint32_t done = 0; done < n;) {  // one poll of until() per `poll` relaxes
-      const std::uint32_t k = std::min(n - done, poll);
-      Relax::relax_n(k);
-      issued += k;
-      done += k;
+    if constexpr (polls_eagerly<std::decay_t<Until>>::value) {
+      const std::uint32_t poll = std::max<std::uint32_t>(1, r.per_poll);
+      for (std::uint32_t done = 0; done < n;) {  // one poll of until() per `poll` relaxes
+        const std::uint32_t k = std::min(n - done, poll);
+        Relax::relax_n(k);
+        issued += k;
+        done += k;
+        if (until()) {
+          took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(done) / relaxes_per_tick);
+          return issued;
+        }
+      }
+    } else {
+      Relax::relax_n(n);
+      issued += n;
       if (until()) {
-        took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(done) / relaxes_per_tick);
+        took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(n) / relaxes_per_tick);
         return issued;
       }
     }
