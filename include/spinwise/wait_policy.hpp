@@ -6,10 +6,10 @@
 //                           (one relaxed load of a knob word)
 //   w.snooze(until);        one spin round, ended early once until() (a lock's "the word looks
 //                           free") says true: the time-based rules ask it about every 100 ns
-//                           (every 25 ns on x86 when the lock wraps it in detail::poll_eagerly, as
-//                           ttas_mutex and tas_mutex do), so a waiter sees a release within that, not at its
-//                           delay's end (innodb does not ask: MySQL's delay is an instruction
-//                           count). w.snooze() = never.
+//                           (every 25 ns on x86 when the lock wraps it in detail::poll_eagerly,
+//                           as ttas_mutex and tas_mutex do), so a waiter sees a release within
+//                           that, not at its delay's end (innodb does not ask: MySQL's delay is
+//                           an instruction count). w.snooze() = never.
 //   w.snooze();             one spin round: waits the policy's (randomized) delay through P's
 //                           Relax (innodb, no_backoff: a relax count; time, exp_backoff: until a
 //                           deadline on the cycle counter, detail/spin_time.hpp); never blocks,
