@@ -983,9 +983,12 @@ class Report:
                     cpu = min_over_max(lock, params, t, "fair_min_cpu_ms", "fair_max_cpu_ms", skip_zero=True)
                     # How long the windows lasted: a window shorter than the scheduler's round over
                     # 16 threads a CPU leaves some threads no turn in it, whatever the lock.
+                    # A window that never opened counts from each thread's start: say how many.
                     win = self.sample("contended", lock, params, t, "fair_window_ms")
+                    shut = sum(1 for o in self.sample("contended", lock, params, t, "fair_window_open") or [] if o == 0)
                     notes = ([f"CPU time ratio {fmt_ci(cpu)}"] if cpu else []) + (
-                        [f"window {fmt(min(win))}–{fmt(max(win))} ms"] if win else [])
+                        [f"window {fmt(min(win))}–{fmt(max(win))} ms"
+                         + (f", {shut} from each thread's start" if shut else "")] if win else [])
                     text = fmt_ci(r) + (f" ({'; '.join(notes)})" if notes else "")
                     found.append((f"{param_text(params)}, {t} thr", text, judge(scaled_estimate(r, 0.3), 1.0)))
             add(f"starvation: {lock} slowest/fastest thread's acquisitions >= 0.3 at 16x oversubscription",

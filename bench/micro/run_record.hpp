@@ -254,7 +254,7 @@ struct run_record {
   std::uint64_t close_[kMaxThreads] = {};
   std::uint64_t open_cpu_[kMaxThreads] = {};
   std::uint64_t close_cpu_[kMaxThreads] = {};
-  std::uint64_t open_ns_ = 0, close_ns_ = 0;  // steady clock at the two snapshots
+  std::uint64_t open_ns_ = 0, close_ns_ = 0;  // steady clock before the open snapshot, after the close one
 };
 
 // Publishes a run_record's summary as Google Benchmark counters. Only thread 0 calls this, so the

@@ -153,23 +153,16 @@ std::uint64_t relax_for_ns_timed(double ns, delay_rates& r, Until&& until,
   do {
     const double fit = static_cast<double>(span - elapsed) * relaxes_per_tick + 0.5;
     const auto n = static_cast<std::uint32_t>(std::clamp(fit, 1.0, static_cast<double>(r.per_check)));
-    if constexpr (polls_eagerly<std::decay_t<Until>>::value) {
-      const std::uint32_t poll = std::max<std::uint32_t>(1, r.per_poll);
-      for (std::uint32_t done = 0; done < n;) {  // one poll of until() per `poll` relaxes
-        const std::uint32_t k = std::min(n - done, poll);
-        Relax::relax_n(k);
-        issued += k;
-        done += k;
-        if (until()) {
-          took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(done) / relaxes_per_tick);
-          return issued;
-        }
-      }
-    } else {
-      Relax::relax_n(n);
-      issued += n;
+    // One poll of until() per `poll` relaxes: per_poll for an eager predicate, else the whole chunk.
+    const std::uint32_t poll =
+        polls_eagerly<std::decay_t<Until>>::value ? std::max<std::uint32_t>(1, r.per_poll) : n;
+    for (std::uint32_t done = 0; done < n;) {
+      const std::uint32_t k = std::min(n - done, poll);
+      Relax::relax_n(k);
+      issued += k;
+      done += k;
       if (until()) {
-        took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(n) / relaxes_per_tick);
+        took_ticks = elapsed + static_cast<std::uint64_t>(static_cast<double>(done) / relaxes_per_tick);
         return issued;
       }
     }
