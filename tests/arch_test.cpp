@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 
+#include "spinwise/arch/feature_bit.hpp"
 #include "spinwise/runtime/relax_cost.hpp"
 #include "spinwise/spinwise.hpp"
 
@@ -154,6 +156,33 @@ TEST(Arch, SetCounterFrequencyRefusesZero) {
   EXPECT_FALSE(sw::set_counter_frequency(0));
   EXPECT_EQ(sw::counter_frequency(), hz);
   EXPECT_TRUE(sw::set_counter_frequency(hz));
+}
+
+// Bug guarded: a feature bit cached in a function-local static, whose initialization guard made
+// every waiter that asked wait for a thread stopped inside the probe (the FIFO locks' stalled-head
+// test hung in 24 of 200 runs under qemu-aarch64 with SPINWISE_RELAX=sb). The first probe here
+// does not return until a second caller has its answer: with a guard the second caller waits for
+// the first and neither finishes.
+std::atomic<int> g_probes{0};
+std::atomic<bool> g_second_answered{false};
+bool first_probe_waits_for_second() noexcept {
+  if (g_probes.fetch_add(1) == 0) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!g_second_answered.load() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+TEST(Arch, FeatureBitTakesNoGuardAThreadInsideItCanHold) {
+  std::thread first([] { EXPECT_TRUE(sw::arch::detail::feature_bit<first_probe_waits_for_second>()); });
+  while (g_probes.load() == 0) std::this_thread::yield();  // first is inside the probe
+  EXPECT_TRUE(sw::arch::detail::feature_bit<first_probe_waits_for_second>());
+  const bool answered_while_first_probed = !g_second_answered.exchange(true) && g_probes.load() == 2;
+  first.join();
+  EXPECT_TRUE(answered_while_first_probed) << "the second caller waited for the first one's probe";
+  EXPECT_TRUE(sw::arch::detail::feature_bit<first_probe_waits_for_second>());
+  EXPECT_EQ(g_probes.load(), 2) << "one probe per caller before the answer was cached, none after";
 }
 
 TEST(RelaxCost, MeasuresOrderStatistics) {

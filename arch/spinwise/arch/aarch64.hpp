@@ -17,6 +17,7 @@
 #include <sys/auxv.h>
 #endif
 
+#include "spinwise/arch/feature_bit.hpp"
 #include "spinwise/arch/relax_kind.hpp"
 
 // Build-time default: -DSPINWISE_AARCH64_RELAX_DEFAULT=<isb|yield|sb|none> (the CMake option
@@ -44,14 +45,14 @@ namespace detail {
 // HWCAP_SB from <asm/hwcap.h>; spelled out so older kernel headers still compile.
 inline constexpr unsigned long kHwcapSb = 1ul << 29;
 
-inline bool has_sb() noexcept {
+inline bool probe_sb() noexcept {
 #if defined(__linux__)
-  static const bool v = (getauxval(AT_HWCAP) & kHwcapSb) != 0;
-  return v;
+  return (getauxval(AT_HWCAP) & kHwcapSb) != 0;
 #else
   return false;
 #endif
 }
+inline bool has_sb() noexcept { return arch::detail::feature_bit<probe_sb>(); }
 
 // SB is encoded by hand: the assembler accepts the mnemonic only with -march=armv8.5-a or later.
 __attribute__((always_inline)) inline void sb_once() noexcept {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "spinwise/arch/feature_bit.hpp"
 #include "spinwise/arch/relax_kind.hpp"
 
 namespace spinwise::arch::x86_64 {
@@ -37,10 +38,8 @@ inline bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, unsigned bit) no
 }
 
 // CPUID.(EAX=7,ECX=0):ECX[5] = WAITPKG (UMONITOR/UMWAIT/TPAUSE).
-inline bool has_waitpkg() noexcept {
-  static const bool v = cpuid_bit(7, 0, 2, 5);
-  return v;
-}
+inline bool probe_waitpkg() noexcept { return cpuid_bit(7, 0, 2, 5); }
+inline bool has_waitpkg() noexcept { return arch::detail::feature_bit<probe_waitpkg>(); }
 
 __attribute__((always_inline)) inline void tpause_once() noexcept {
   // ECX[0] = 1 selects C0.1, the lighter state with the faster wake-up.
@@ -105,10 +104,8 @@ inline constexpr double kDelayCheckNs = 100;
 inline constexpr double kDelayPollNs = 25;
 
 // CPUID.80000007H:EDX[8]: the TSC ticks at a constant rate in every P-, C- and T-state.
-inline bool counter_invariant() noexcept {
-  static const bool v = detail::cpuid_bit(0x80000007u, 0, 3, 8);
-  return v;
-}
+inline bool probe_invariant_tsc() noexcept { return detail::cpuid_bit(0x80000007u, 0, 3, 8); }
+inline bool counter_invariant() noexcept { return arch::detail::feature_bit<probe_invariant_tsc>(); }
 
 // TSC frequency in Hz. CPUID leaf 0x15 gives it on bare metal; KVM guests often report zero
 // there, so otherwise the TSC is timed against CLOCK_MONOTONIC for about a millisecond, once.

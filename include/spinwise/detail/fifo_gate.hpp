@@ -69,11 +69,11 @@ class fifo_gate {
     held_.store(queue_empty || head_stale() ? kFree : kReserved, std::memory_order_release);
   }
 
-  // The head polls: stamps beat_ every kBeatNs.
-  void head_beat(std::uint64_t& last) noexcept {
+  // The head polls: stamps beat_ every `every` ticks (beat_ticks()).
+  void head_beat(std::uint64_t& last, std::uint64_t every) noexcept {
     if constexpr (!kStrict) {
       const std::uint64_t now = read_counter();
-      if (now - last >= beat_ticks()) {
+      if (now - last >= every) {
         last = now;
         beat_.store(now == 0 ? 1 : now, std::memory_order_relaxed);
       }
@@ -91,8 +91,9 @@ class fifo_gate {
   template <class Waiter, class Meter>
   void head_wait(Waiter& w, Meter& m) noexcept {
     std::uint64_t beat = 0;
+    const std::uint64_t every = beat_ticks();
     for (;;) {
-      head_beat(beat);
+      head_beat(beat, every);
       if (head_try_take()) {
         head_passed();
         return;
@@ -102,8 +103,8 @@ class fifo_gate {
       } else {
         // Stamps inside the round too: a round longer than the patience must not make a spinning
         // head look stale.
-        m.snooze(w, [this, &beat] {
-          head_beat(beat);
+        m.snooze(w, [this, &beat, every] {
+          head_beat(beat, every);
           return looks_free();
         });
       }
@@ -146,15 +147,14 @@ class fifo_gate {
   }
 
  private:
+  // Converted at each use, not cached in a function-local static: its initialization guard would
+  // make a waiter wait for a thread stopped inside it (arch/spinwise/arch/feature_bit.hpp), which
+  // is what this gate exists to avoid. A relaxed load and a multiply.
   static std::uint64_t patience_ticks() noexcept {
-    static const auto t =
-        static_cast<std::uint64_t>(PatienceUs * 1e-6 * static_cast<double>(counter_frequency()));
-    return t;
+    return static_cast<std::uint64_t>(PatienceUs * 1e-6 * static_cast<double>(counter_frequency()));
   }
   static std::uint64_t beat_ticks() noexcept {
-    static const auto t =
-        static_cast<std::uint64_t>(kBeatNs * 1e-9 * static_cast<double>(counter_frequency()));
-    return t;
+    return static_cast<std::uint64_t>(kBeatNs * 1e-9 * static_cast<double>(counter_frequency()));
   }
 
   std::atomic<std::uint64_t> beat_{0};
