@@ -162,7 +162,7 @@ TEST(Arch, SetCounterFrequencyRefusesZero) {
 // every waiter that asked wait for a thread stopped inside the probe (the FIFO locks' stalled-head
 // test hung in 24 of 200 runs under qemu-aarch64 with SPINWISE_RELAX=sb). The first probe here
 // does not return until a second caller has its answer: with a guard the second caller waits for
-// the first and neither finishes.
+// the first and neither finishes. (Once per process: the cache and the counters are not reset.)
 std::atomic<int> g_probes{0};
 std::atomic<bool> g_second_answered{false};
 bool first_probe_waits_for_second() noexcept {
