@@ -370,6 +370,7 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
     L l;
     std::atomic<bool> stop{false};
     std::atomic<long> reads{0};
+    std::atomic<int> streaming{0};  // readers that have read once
     std::vector<std::thread> readers;
     for (int i = 0; i < 3; ++i) {
       readers.emplace_back([&] {
@@ -377,11 +378,19 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
         while (!stop.load(std::memory_order_relaxed)) {
           l.lock_shared();
           std::this_thread::yield();  // hold it across a reschedule: the readers overlap
-          ++n;
+          if (++n == 1) streaming.fetch_add(1);
           l.unlock_shared();
         }
         reads.fetch_add(n);
       });
+    }
+    // The writer starts into a stream: on a loaded machine a reader may not have run at all before
+    // an unhindered writer is done, and the test then proved nothing (and read 0 reads: it failed
+    // 3 times in 60 runs beside six busy loops on 2 CPUs before this wait).
+    if (!eventually([&] { return streaming.load() == 3; })) {
+      stop.store(true);
+      for (auto& t : readers) t.join();
+      FAIL() << "the readers never all read";
     }
     const int want = scaled(100, 10);
     std::atomic<int> got{0};
