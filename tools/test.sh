@@ -13,7 +13,8 @@
 #   7. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
 #   8. engines: the real-MariaDB harness's smoke run (bench/engines/mariadb), when the engine
 #      packages are installed (tools/setup.sh engines) and this is root; skipped, saying so, if not
-# Each stage prints what it ran and ctest's summary; the last line counts the stages.
+# Each stage prints what it ran and ctest's summary (and, when it fails, what the failing tests
+# said; the whole output is in <build>/<stage>/ctest-output.log); the last line counts the stages.
 # Usage: tools/test.sh [stage ...]   (stages: format models release tsan asan aarch64 generic fuzz engines; default all)
 # SPINWISE_BUILD_ROOT=<dir> puts the build trees elsewhere than build/ (parallel work in one clone).
 set -uo pipefail
@@ -44,16 +45,25 @@ build() {  # dir, cmake args...
   fi
 }
 
-# ctest with its summary; extra env assignments come first
+# ctest with its summary; extra env assignments come first. The whole output stays in
+# <dir>/ctest-output.log; on failure the failing tests' own lines are printed too (the summary's
+# list of skipped tests can push them out of the last 40 lines, as it once did in CI).
 run_ctest() {  # dir, [VAR=value ...] -- [ctest args]
   local dir=$1
   shift
   local envs=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
   [ "${1:-}" = "--" ] && shift
-  (cd "$root/$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" "$@") 2>&1 |
-    grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed| *Start +[0-9]+:)' | tail -n 40
-  return "${PIPESTATUS[0]}"
+  local log="$root/$dir/ctest-output.log" rc
+  (cd "$root/$dir" && env "${envs[@]}" ctest --output-on-failure -j "$jobs" "$@") >"$log" 2>&1
+  rc=$?
+  grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed| *Start +[0-9]+:)' "$log" | tail -n 40
+  if [ $rc -ne 0 ]; then
+    echo "--- what the failing tests said ($log):"
+    grep -E -B3 -A8 ': Failure$|FATAL|ERROR: [A-Za-z]*Sanitizer|runtime error:|\*\*\*(Failed|Timeout|Exception)' "$log" |
+      head -n 150
+  fi
+  return $rc
 }
 
 stage() {  # name, description, function
