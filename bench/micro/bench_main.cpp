@@ -217,11 +217,9 @@ void add_c2c_context() {
   if (!sb::handoff_cpus(a, b)) {
     method = "not measured: needs two CPUs";
   } else {
-    spinwise::c2c_options o;
-    o.cpus = {a, b};
-    const spinwise::c2c_result r = spinwise::measure_c2c(o);
-    if (r.errors.empty() && r.at(0, 1) > 0) {
-      one_way = std::to_string(r.at(0, 1));
+    const spinwise::c2c_result r = sb::measure_oneway(a, b);
+    if (const double ns = sb::oneway_ns(r); ns > 0) {
+      one_way = std::to_string(ns);
       method = "cpus " + std::to_string(a) + "," + std::to_string(b) + ": " + r.method;
     } else {
       method = "not measured: " + (r.errors.empty() ? std::string("no result") : r.errors.front());

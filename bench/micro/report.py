@@ -1026,7 +1026,8 @@ class Report:
             e = self.handoff_over_oneway(lock)
             own = self.own_oneway(lock)
             samples, const = self.oneway()
-            c2c = fmt_ci(own or samples) if (own or samples) is not None else fmt(const)
+            ref = own or samples  # per repetition, else the run's c2c_oneway benchmark
+            c2c = fmt_ci(ref) if ref is not None else fmt(const)
             how = ", each repetition over the latency measured after it" if own else ""
             add(f"handoff p50 of {lock} within 3x one-way core-to-core", judge(e, 3.0, at_least=False),
                 f"{fmt_ci(p50)} ns / {c2c} ns = {fmt_target(e)}{how}")

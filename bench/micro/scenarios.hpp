@@ -257,18 +257,19 @@ inline bool handoff_cpus(int& a, int& b) {
   return true;
 }
 
-// The one-way core-to-core latency between the handoff's CPUs now (ns; 0 when it could not be
-// measured): each handoff repetition is judged against its own, taken right after it, because
-// on a VM the host may place the two vCPUs elsewhere between repetitions. On a 2-vCPU AMD EPYC
-// KVM guest (2026-12-03) the run's one figure at its start read 42 ns, 20 measurements minutes
-// later read 171-205 ns, and every lock's handoff p50, peers included, came out ~60 ns in some
-// repetitions and ~260 ns in others. A few milliseconds, outside the timed loop.
-inline double oneway_now(int a, int b) {
+// The one-way core-to-core latency between two CPUs now: the run's figure at its start (the
+// context) and each handoff repetition's, taken right after it (c2c_ns), because on a VM the host
+// may place the two vCPUs elsewhere between repetitions. On a 2-vCPU AMD EPYC KVM guest
+// (2026-12-03) the run's one figure at its start read 42 ns, 20 measurements minutes later read
+// 171-205 ns, and every lock's handoff p50, peers included, came out ~60 ns in some repetitions
+// and ~260 ns in others. A few milliseconds.
+inline c2c_result measure_oneway(int a, int b) {
   c2c_options o;
   o.cpus = {a, b};
-  const c2c_result r = measure_c2c(o);
-  return r.errors.empty() && r.at(0, 1) > 0 ? r.at(0, 1) : 0.0;
+  return measure_c2c(o);
 }
+// Its latency in ns, or 0 when the pair could not be measured.
+inline double oneway_ns(const c2c_result& r) { return r.errors.empty() && r.at(0, 1) > 0 ? r.at(0, 1) : 0.0; }
 
 template <class L>
 void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
@@ -343,7 +344,7 @@ void run_handoff(benchmark::State& state, std::uint64_t delay_iterations) {
     return;
   }
   publish_latency(state, mine, theirs);
-  state.counters["c2c_ns"] = benchmark::Counter(oneway_now(cpu_main, cpu_helper));
+  state.counters["c2c_ns"] = benchmark::Counter(oneway_ns(measure_oneway(cpu_main, cpu_helper)));
   state.counters["capped"] =
       benchmark::Counter(handoffs < static_cast<std::uint64_t>(state.max_iterations) ? 1 : 0);
 }
