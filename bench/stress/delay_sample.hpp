@@ -6,8 +6,11 @@
 // the policy wrapper (counted_policy.hpp) and the time policies' timed rules (timed_rules.hpp)
 // record into it, so a round costs nothing more outside the window. Two figures:
 //   - accuracy, time and exp_backoff only: actual / requested for each round that asked for a
-//     delay, actual timed with the cycle counter around the rule's relax_for_ns (the two reads'
-//     own cost taken off), by requested length (below 200 ns, 200 ns to 20 us, above);
+//     delay and ran its course, actual timed with the cycle counter around the rule's
+//     relax_for_ns (the two reads' own cost taken off), by requested length (below 200 ns,
+//     200 ns to 20 us, above). A round that the lock's until() ended early (a policy that hands
+//     off promptly: the lock came free) measures the lock, not the clock: it is counted apart
+//     (accuracy_early), so that the clock-bounded delays' accuracy under drift reads on its own;
 //   - round length, every policy: the achieved ns of each round that issued relaxes, and that
 //     length per relax issued (what one emulated relax really cost; the drift shows there).
 // A round preempted by the library's rule (more than twice its expected time plus 50 us:
@@ -39,6 +42,7 @@ struct delay_sample {
   // time policies
   ratio_histogram accuracy[kBands];  // actual / requested
   std::uint64_t accuracy_preempted = 0;
+  std::uint64_t accuracy_early = 0;  // rounds ended early by the lock's until(): not in accuracy[]
   double requested_min_ns = 0, requested_max_ns = 0;
 
   // every policy
@@ -50,8 +54,13 @@ struct delay_sample {
     return requested_ns < kBandEdgeNs[0] ? 0 : requested_ns <= kBandEdgeNs[1] ? 1 : 2;
   }
 
-  // One delay of a time policy: `requested_ns`, timed at `took` ticks (reads included).
-  void record_request(double requested_ns, std::uint64_t took) noexcept {
+  // One delay of a time policy: `requested_ns`, timed at `took` ticks (reads included); `early`:
+  // the lock's until() ended it.
+  void record_request(double requested_ns, std::uint64_t took, bool early = false) noexcept {
+    if (early) {
+      ++accuracy_early;
+      return;
+    }
     const double want = requested_ns * hz * 1e-9;
     if (preempted(took, want)) {
       ++accuracy_preempted;
@@ -99,6 +108,7 @@ inline void delay_sample::merge(const delay_sample& o) noexcept {
   }
   for (int b = 0; b < kBands; ++b) accuracy[b].merge(o.accuracy[b]);
   accuracy_preempted += o.accuracy_preempted;
+  accuracy_early += o.accuracy_early;
   round_ticks.merge(o.round_ticks);
   relax_stretch.merge(o.relax_stretch);
   rounds_preempted += o.rounds_preempted;

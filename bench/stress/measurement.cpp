@@ -113,6 +113,7 @@ void add_delay_figures(run_result& r, const delay_sample& s) {
     }
     a.all = summarize(all);
     a.preempted = s.accuracy_preempted;
+    a.early = s.accuracy_early;
     a.requested_min_ns = s.requested_min_ns;
     a.requested_max_ns = s.requested_max_ns;
   }

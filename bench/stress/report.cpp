@@ -72,6 +72,9 @@ nlohmann::json accuracy_json(const run_result& r) {
   if (!a.applies) return nullptr;
   nlohmann::json j = to_json(a.all);
   j["preempted_excluded"] = a.preempted;
+  j["ended_early_excluded"] = a.early;
+  const double delays = static_cast<double>(a.all.rounds + a.early);
+  j["ended_early_share"] = delays > 0 ? static_cast<double>(a.early) / delays : 0.0;
   j["requested_ns"] = {{"min", a.requested_min_ns}, {"max", a.requested_max_ns}};
   nlohmann::json bands = nlohmann::json::array();
   const double edges[delay_sample::kBands] = {0, delay_sample::kBandEdgeNs[0], delay_sample::kBandEdgeNs[1]};
@@ -366,13 +369,15 @@ std::string format_delays(const run_result& r) {
   std::string out;
   char buf[512];
   const delay_accuracy_summary& a = r.delay_accuracy;
+  const double delays = static_cast<double>(a.all.rounds + a.early);
   if (a.applies && a.all.rounds > 0) {
-    std::snprintf(
-        buf, sizeof buf,
-        "  delay accuracy (actual/requested): p10 %.3f  p50 %.3f  p90 %.3f  (%llu rounds, %llu preempted "
-        "left out; requested %.0f..%.0f ns)\n",
-        a.all.p10, a.all.p50, a.all.p90, static_cast<unsigned long long>(a.all.rounds),
-        static_cast<unsigned long long>(a.preempted), a.requested_min_ns, a.requested_max_ns);
+    std::snprintf(buf, sizeof buf,
+                  "  delay accuracy (actual/requested, rounds that ran their course): p10 %.3f  p50 %.3f  "
+                  "p90 %.3f  (%llu rounds; %llu ended early by a release (%.1f%%) and %llu preempted "
+                  "left out; requested %.0f..%.0f ns)\n",
+                  a.all.p10, a.all.p50, a.all.p90, static_cast<unsigned long long>(a.all.rounds),
+                  static_cast<unsigned long long>(a.early), 100.0 * static_cast<double>(a.early) / delays,
+                  static_cast<unsigned long long>(a.preempted), a.requested_min_ns, a.requested_max_ns);
     out += buf;
     const ratio_summary& mid = a.bands[1];
     if (mid.rounds > 0 && mid.rounds != a.all.rounds) {
@@ -381,6 +386,11 @@ std::string format_delays(const run_result& r) {
                     mid.p50, mid.p90, static_cast<unsigned long long>(mid.rounds));
       out += buf;
     }
+  } else if (a.applies && a.early > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "  delay accuracy: every one of %llu delaying rounds ended early by a release\n",
+                  static_cast<unsigned long long>(a.early));
+    out += buf;
   } else if (a.applies) {
     out += "  delay accuracy: no delaying round measured\n";
   }

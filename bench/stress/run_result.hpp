@@ -43,6 +43,7 @@ struct delay_accuracy_summary {
   ratio_summary all;
   ratio_summary bands[3];       // requested < 200 ns, 200 ns .. 20 us, > 20 us (delay_sample::kBandEdgeNs)
   std::uint64_t preempted = 0;  // left out: preempted by the library's rule
+  std::uint64_t early = 0;      // left out: ended early by the lock's until() (prompt handoff)
   double requested_min_ns = 0, requested_max_ns = 0;
 };
 

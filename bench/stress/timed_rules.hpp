@@ -28,20 +28,32 @@
 
 namespace spinwise::stress {
 
-// relax_for_ns, timed into the thread's sample while it measures.
-// A delay that the lock's until() ended early still counts against the ns it asked for (its
-// accuracy then reads short: a prompt handoff, not a clock error).
+// `until` as given, noting in `fired` whether it ended the delay (its last answer: a true one
+// ends the delay). An eager until() stays eager (detail::poll_eagerly).
+template <class Until>
+auto noting(Until& until, bool& fired) noexcept {
+  if constexpr (detail::polls_eagerly<std::decay_t<Until>>::value) {
+    return detail::poll_eagerly([&until, &fired] { return fired = until.ready(); });
+  } else {
+    return [&until, &fired] { return fired = until(); };
+  }
+}
+
+// relax_for_ns, timed into the thread's sample while it measures. A delay the lock's until()
+// ended early is recorded as such: its accuracy is not a clock's (delay_sample.hpp).
 template <class Relax, class Until>
 std::uint64_t timed_relax_for_ns(double ns, detail::delay_rates& rates, Until& until) noexcept {
   delay_sample* s = t_delay_sink;
   if (s == nullptr) return detail::relax_for_ns<Relax>(ns, rates, until);
+  bool early = false;
   const std::uint64_t t0 = read_counter();
-  const std::uint64_t n = detail::relax_for_ns<Relax>(ns, rates, until);
-  s->record_request(ns, read_counter() - t0);
+  const std::uint64_t n = detail::relax_for_ns<Relax>(ns, rates, noting(until, early));
+  s->record_request(ns, read_counter() - t0, early);
   return n;
 }
 
-// time_delay: [0, spin_wait_delay) x delay_unit_ns.
+// time_delay<Prompt>: [0, spin_wait_delay) x delay_unit_ns; only Prompt's rounds end early.
+template <bool Prompt>
 struct timed_time_delay {
   detail::delay_rates rates;
 
@@ -49,9 +61,14 @@ struct timed_time_delay {
   std::uint64_t delay(std::uint64_t w, std::uint32_t, Until& until) noexcept {
     const std::uint32_t spin_wait_delay = detail::knob_get(w, 0);
     const std::uint32_t units = spin_wait_delay == 0 ? 0 : detail::jitter_below(spin_wait_delay);
-    return units == 0
-               ? 0
-               : timed_relax_for_ns<Relax>(static_cast<double>(units) * detail::knob_get(w, 1), rates, until);
+    if (units == 0) return 0;
+    const double ns = static_cast<double>(units) * detail::knob_get(w, 1);
+    if constexpr (Prompt) {
+      return timed_relax_for_ns<Relax>(ns, rates, until);
+    } else {
+      detail::never_ready never;
+      return timed_relax_for_ns<Relax>(ns, rates, never);
+    }
   }
 };
 
@@ -59,13 +76,14 @@ struct timed_time_delay {
 struct timed_exp_backoff_delay {
   detail::delay_rates rates;
 
-  template <class Relax, class Until>
-  std::uint64_t delay(std::uint64_t w, std::uint32_t round, Until& until) noexcept {
+  template <class Relax>
+  std::uint64_t delay(std::uint64_t w, std::uint32_t round) noexcept {
     const std::uint64_t lo = detail::knob_get(w, 0);
     const std::uint64_t cap = std::max<std::uint64_t>(lo, detail::knob_get(w, 1));
     const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(round, 20), cap);
     const std::uint64_t ns = ceiling - detail::jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
-    return timed_relax_for_ns<Relax>(static_cast<double>(ns), rates, until);
+    detail::never_ready never;
+    return timed_relax_for_ns<Relax>(static_cast<double>(ns), rates, never);
   }
 };
 
@@ -79,10 +97,21 @@ struct timed_waiter {
 
 template <class Tag, class Relax>
 struct timed_waiter<time_policy<Tag, Relax>> {
-  static_assert(std::is_same_v<typename time_policy<Tag, Relax>::waiter,
-                               detail::rounds_waiter<detail::time_spec, Tag, Relax, detail::time_delay>>,
-                "time_policy's waiter changed: update timed_time_delay to its rule");
-  using type = detail::rounds_waiter<detail::time_spec, Tag, Relax, timed_time_delay>;
+  static_assert(
+      std::is_same_v<typename time_policy<Tag, Relax>::waiter,
+                     detail::rounds_waiter<detail::time_spec, Tag, Relax, detail::time_delay<false>>>,
+      "time_policy's waiter changed: update timed_time_delay to its rule");
+  using type = detail::rounds_waiter<detail::time_spec, Tag, Relax, timed_time_delay<false>>;
+  static constexpr bool timed = true;
+};
+
+template <class Tag, class Relax>
+struct timed_waiter<prompt_time_policy<Tag, Relax>> {
+  static_assert(
+      std::is_same_v<typename prompt_time_policy<Tag, Relax>::waiter,
+                     detail::rounds_waiter<detail::time_spec, Tag, Relax, detail::time_delay<true>>>,
+      "prompt_time_policy's waiter changed: update timed_time_delay to its rule");
+  using type = detail::rounds_waiter<detail::time_spec, Tag, Relax, timed_time_delay<true>>;
   static constexpr bool timed = true;
 };
 

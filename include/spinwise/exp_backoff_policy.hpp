@@ -63,17 +63,19 @@ struct exp_backoff_spec {
 };
 
 // Round r: uniform in [c/2, c] ns with c = min(min_delay_ns x 2^r, max(min, max_delay_ns)),
-// clock-bounded (detail/spin_time.hpp), ended early by the lock's until() as time_delay's.
+// clock-bounded (detail/spin_time.hpp). A round runs its course whatever the lock word does, as
+// time_policy's: a waiter that polled inside its backoff would keep the line moving between cores
+// (prompt_time_policy in time_policy.hpp says what that cost).
 struct exp_backoff_delay {
   delay_rates rates;
 
-  template <class Relax, class Until>
-  std::uint64_t delay(std::uint64_t w, std::uint32_t round, Until& until) noexcept {
+  template <class Relax>
+  std::uint64_t delay(std::uint64_t w, std::uint32_t round) noexcept {
     const std::uint64_t lo = knob_get(w, 0);
     const std::uint64_t cap = std::max<std::uint64_t>(lo, knob_get(w, 1));
     const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(round, 20), cap);
     const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
-    return relax_for_ns<Relax>(static_cast<double>(ns), rates, until);
+    return relax_for_ns<Relax>(static_cast<double>(ns), rates);
   }
 };
 

@@ -126,7 +126,8 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
 
   // Spins one budget: polls with loads, takes a free-looking word with a CAS 0 -> `take`.
   // Returns true with the lock held, false when the budget is spent or the deadline has passed.
-  // A round ends early once the word looks free (prompt handoff).
+  // Under a policy that hands off promptly (prompt_time_policy) a round ends early once the word
+  // looks free; the default's rounds run their course.
   template <class Deadline>
   bool spin(std::uint32_t take, const Deadline& d, detail::wait_meter<Stats>& m) noexcept {
     typename Policy::waiter w;

@@ -242,7 +242,7 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked) wake(writer_seq_);
   }
 
-  // "ready(word) holds now", for a spin round to end early on (prompt handoff).
+  // "ready(word) holds now", for a spin round to end early on where the policy hands off promptly.
   template <class Ready>
   auto now(Ready ready) const noexcept {
     return [this, ready] { return ready(state_.load(std::memory_order_relaxed)); };

@@ -41,8 +41,13 @@ inline int current_cpu() noexcept {
 #endif
 }
 
+// The cheapest relax a table may say: the floor quick_relax_ns and profile loading already apply
+// (below the counter's resolution). A cost far below it would convert a check interval into
+// billions of relaxes, issued before a delay first reads its counter or asks until().
+inline constexpr double kMinRelaxNs = 0.05;
+
 inline bool plausible_relax_ns(double ns) noexcept {
-  return std::isfinite(ns) && ns > 0.0 && ns <= 100'000.0;
+  return std::isfinite(ns) && ns >= kMinRelaxNs && ns <= 100'000.0;
 }
 
 }  // namespace detail
@@ -68,7 +73,7 @@ inline double quick_relax_ns(relax_kind kind) noexcept {
     p = std::max(0.0, std::chrono::duration<double, std::nano>(t1 - t0).count() - overhead) / kRelaxes;
   }
   std::sort(per, per + kTrials);
-  return std::max(per[kTrials / 2], 0.05);
+  return std::max(per[kTrials / 2], detail::kMinRelaxNs);
 }
 
 // Nanoseconds one relax of the active kind takes on the calling CPU.
@@ -102,7 +107,8 @@ inline std::uint32_t relaxes_for_ns(double ns) noexcept {
 
 // Installs per-CPU costs of `kind` (ns per relax; 0 = not measured, use `fallback_ns`).
 // All or nothing: returns false and changes nothing if the kind is not supported here, if there
-// are more CPUs than kMaxRelaxCpus, or if any value is negative, not finite or over 100 us.
+// are more CPUs than kMaxRelaxCpus, or if any value is not finite, below kMinRelaxNs (other than
+// 0 in the table) or over 100 us.
 inline bool install_relax_ns(relax_kind kind, const double* ns_by_cpu, std::size_t cpus,
                              double fallback_ns) noexcept {
   if (!relax_supported(kind) || cpus > kMaxRelaxCpus || (cpus > 0 && ns_by_cpu == nullptr)) return false;

@@ -78,8 +78,8 @@ class SPINWISE_CAPABILITY("mutex") tas_mutex_t {
   SPINWISE_COLD void lock_slow() noexcept {
     detail::spin_then_yield<Policy, Stats> wt(this, lock_mode::x);
     do {
-      // A round ends early once the word looks free (a load: the line stays shared meanwhile),
-      // polled every kDelayPollNs of relaxes (25 ns on x86), as ttas_mutex does.
+      // Where the policy hands off promptly, a round ends early once the word looks free, polled
+      // every kDelayPollNs of relaxes (25 ns on x86), as ttas_mutex does; the default's do not.
       wt.pause(detail::poll_eagerly([this] { return word_.load(std::memory_order_relaxed) == kUnlocked; }));
     } while (word_.exchange(kLocked, std::memory_order_acquire) != kUnlocked);  // free -> held
     wt.entered();

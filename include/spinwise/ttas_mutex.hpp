@@ -91,9 +91,9 @@ class SPINWISE_CAPABILITY("mutex") ttas_mutex_t {
     detail::spin_then_yield<Policy, Stats> wt(
         this, lock_mode::x);  // budget spent: yield, to let a preempted holder run
     for (;;) {
-      // A round ends early once the word looks free (prompt handoff), polled every kDelayPollNs
-      // of relaxes (25 ns on x86) rather than at each counter check: a load of a line that stays
-      // in our cache until the holder writes it.
+      // Where the policy hands off promptly (prompt_time_policy), a round ends early once the word
+      // looks free, polled every kDelayPollNs of relaxes (25 ns on x86) rather than at each
+      // counter check; time_policy's rounds run their course.
       while (word_.load(std::memory_order_relaxed) != kUnlocked)
         wt.pause(detail::poll_eagerly([this] { return word_.load(std::memory_order_relaxed) == kUnlocked; }));
       if (word_.exchange(kLocked, std::memory_order_acquire) == kUnlocked) break;  // free -> held

@@ -4,12 +4,13 @@
 // The contract a policy P meets (locks and tools rely on exactly this):
 //   typename P::waiter w;   built on the stack when an acquisition finds the lock busy; cheap
 //                           (one relaxed load of a knob word)
-//   w.snooze(until);        one spin round, ended early once until() (a lock's "the word looks
-//                           free") says true: the time-based rules ask it about every 100 ns
-//                           (every 25 ns on x86 when the lock wraps it in detail::poll_eagerly,
-//                           as ttas_mutex and tas_mutex do), so a waiter sees a release within
-//                           that, not at its delay's end (innodb does not ask: MySQL's delay is
-//                           an instruction count). w.snooze() = never.
+//   w.snooze(until);        one spin round; a policy that hands off promptly ends it early once
+//                           until() (a lock's "the word looks free") says true: prompt_time_policy
+//                           asks about every 100 ns (every 25 ns on x86 when the lock wraps it in
+//                           detail::poll_eagerly, as ttas_mutex and tas_mutex do) and
+//                           adaptive_policy at its counter checks. The others let a round run
+//                           its course (polling inside a backoff costs throughput on some CPUs:
+//                           time_policy.hpp). w.snooze() = never.
 //   w.snooze();             one spin round: waits the policy's (randomized) delay through P's
 //                           Relax (innodb, no_backoff: a relax count; time, exp_backoff: until a
 //                           deadline on the cycle counter, detail/spin_time.hpp); never blocks,
@@ -29,6 +30,7 @@
 // The policies (one header each):
 //   innodb_policy<Tag, Relax>       MySQL-exact: [0, spin_wait_delay) x pause_multiplier relaxes
 //   time_policy<Tag, Relax>         the same shape, the unit in ns (delay_unit_ns)
+//   prompt_time_policy<Tag, Relax>  time_policy whose rounds end once the word looks free
 //   exp_backoff_policy<Tag, Relax>  exponential with jitter and a cap, in ns
 //   no_backoff_policy<Tag, Relax>   one relax per poll, the baseline
 //   adaptive_policy<Tag, Relax>     a spin budget in time that each Tag (lock class) learns from

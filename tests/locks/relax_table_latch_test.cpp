@@ -232,4 +232,24 @@ TYPED_TEST(RelaxTableReachesLatch, QuickCalibration) {
   this->waits_follow(installed);
 }
 
+// Bug guarded: a table that says a relax costs next to nothing (1e-9 ns was accepted) converts a
+// delay's check interval into billions of relaxes, all issued before the delay first reads its
+// counter or asks the lock: a 1 us delay issued 4,294,967,295. Costs below kMinRelaxNs (the floor
+// the quick measurement and profile loading apply) or above 100 us are refused, and the table
+// installed before stays.
+TEST(RelaxTable, RefusesCostsOutsideItsBounds) {
+  ASSERT_TRUE(sw::install_relax_ns(sw::active_relax(), nullptr, 0, 7.0));
+  for (const double bad : {1e-9, 0.049, 0.0, -1.0, 100'001.0}) {
+    EXPECT_FALSE(sw::install_relax_ns(sw::active_relax(), nullptr, 0, bad)) << bad;
+    const double table[2] = {7.0, bad};
+    if (bad != 0.0) {  // 0 in a table means "not measured": allowed
+      EXPECT_FALSE(sw::install_relax_ns(sw::active_relax(), table, 2, 7.0)) << bad;
+    }
+    EXPECT_EQ(sw::relax_ns_here(), 7.0) << "a refused table changed the installed one";
+  }
+  EXPECT_TRUE(sw::install_relax_ns(sw::active_relax(), nullptr, 0, sw::detail::kMinRelaxNs));
+  EXPECT_TRUE(sw::install_relax_ns(sw::active_relax(), nullptr, 0, 100'000.0));
+  sw::clear_relax_ns();
+}
+
 }  // namespace

@@ -432,8 +432,14 @@ std::vector<std::uint64_t> issued_per_round(std::uint64_t knobs, std::uint32_t r
   Rule rule;
   spinwise::detail::never_ready never;
   std::vector<std::uint64_t> out;
-  for (std::uint32_t r = 0; r < rounds; ++r)
-    out.push_back(rule.template delay<counter_relax>(knobs, r, never));
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    if constexpr (spinwise::detail::rule_takes_until<Rule, counter_relax,
+                                                     spinwise::detail::never_ready>::value) {
+      out.push_back(rule.template delay<counter_relax>(knobs, r, never));
+    } else {
+      out.push_back(rule.template delay<counter_relax>(knobs, r));
+    }
+  }
   return out;
 }
 
@@ -456,7 +462,11 @@ TEST(StressTimedRules, CopiesIssueWhatTheLibraryRulesIssue) {
     st::t_delay_sink = measuring ? &sample : nullptr;
     for (std::uint64_t w :
          {word(6, 200, 30), word(1, 200, 30), word(0, 200, 30), word(30, 1000, 5), word(1000, 3, 9)}) {
-      EXPECT_EQ(issued_per_round<st::timed_time_delay>(w, 300), issued_per_round<d::time_delay>(w, 300))
+      EXPECT_EQ(issued_per_round<st::timed_time_delay<false>>(w, 300),
+                issued_per_round<d::time_delay<false>>(w, 300))
+          << "time knobs " << d::knob_get(w, 0) << "/" << d::knob_get(w, 1);
+      EXPECT_EQ(issued_per_round<st::timed_time_delay<true>>(w, 300),
+                issued_per_round<d::time_delay<true>>(w, 300))
           << "time knobs " << d::knob_get(w, 0) << "/" << d::knob_get(w, 1);
     }
     for (std::uint64_t w :
@@ -473,7 +483,7 @@ TEST(StressTimedRules, CopiesIssueWhatTheLibraryRulesIssue) {
   st::delay_sample t;
   t.hz = sample.hz;
   st::t_delay_sink = &t;
-  (void)issued_per_round<st::timed_time_delay>(word(6, 200, 30), 200);
+  (void)issued_per_round<st::timed_time_delay<false>>(word(6, 200, 30), 200);
   st::t_delay_sink = nullptr;
   const std::uint64_t n =
       t.accuracy[0].count() + t.accuracy[1].count() + t.accuracy[2].count() + t.accuracy_preempted;
@@ -513,9 +523,13 @@ TEST(StressTimedRules, PreemptedDelaysAreLeftOut) {
   EXPECT_EQ(s.rounds_preempted, 1u);
   EXPECT_EQ(s.round_ticks.count(), 1u);
   EXPECT_NEAR(s.relax_stretch.max(), 1.5, 1e-12);
+  s.record_request(1000, 300, /*early=*/true);  // the lock came free: not the clock's accuracy
+  EXPECT_EQ(s.accuracy_early, 1u);
+  EXPECT_EQ(s.accuracy[1].count(), 2u) << "an early end is not an accuracy figure";
   st::delay_sample m;
   m.merge(s);
   m.merge(s);
+  EXPECT_EQ(m.accuracy_early, 2u);
   EXPECT_EQ(m.accuracy_preempted, 2u);
   EXPECT_EQ(m.accuracy[1].count(), 4u);
   EXPECT_EQ(m.requested_min_ns, 100.0);
@@ -1106,6 +1120,8 @@ TEST(StressReport, DelayAccuracyAndRoundLengthsInTheJson) {
     EXPECT_TRUE(ordered_and_finite(a)) << a;
   }
   EXPECT_TRUE(a.at("preempted_excluded").is_number());
+  EXPECT_EQ(a.at("ended_early_excluded"), 0u) << "time_policy's rounds run their course";
+  EXPECT_EQ(a.at("ended_early_share"), 0.0);
   EXPECT_EQ(a.at("requested_ns").at("min"), 200.0) << "the time policy's 6 x 200 ns ask for 200..1000 ns";
   EXPECT_EQ(a.at("requested_ns").at("max"), 1000.0);
   ASSERT_EQ(a.at("by_requested").size(), 3u);
@@ -1118,7 +1134,8 @@ TEST(StressReport, DelayAccuracyAndRoundLengthsInTheJson) {
     EXPECT_TRUE(ordered_and_finite(j.at("round_ns"), /*zero_allowed=*/true));
     EXPECT_TRUE(ordered_and_finite(j.at("round_ns").at("per_relax"), /*zero_allowed=*/true));
   }
-  EXPECT_NE(st::format_run(t).find("delay accuracy (actual/requested)"), std::string::npos);
+  EXPECT_NE(st::format_run(t).find("delay accuracy (actual/requested, rounds that ran their course)"),
+            std::string::npos);
   EXPECT_NE(st::format_run(t).find("drifting 1..3"), std::string::npos);
   const std::vector<std::string> cols = st::csv_columns();
   for (const char* c : {"relax_drift", "delay_accuracy_p50", "round_ns_p90"}) {

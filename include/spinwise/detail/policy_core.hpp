@@ -8,12 +8,13 @@
 //     std::uint64_t delay(std::uint64_t knobs, std::uint32_t round, Until& until) noexcept;
 //   };
 //
-// `until` is the lock's "may I stop waiting?" (the word looks free): a rule whose delay is long
-// asks it between chunks of relaxes and ends the round when it says true (the time rules do, via
-// relax_for_ns, at each counter check, or every kDelayPollNs when the lock wrapped it in
-// poll_eagerly: pass `until` on unchanged, or that request is lost); a rule may ignore it
-// (innodb: MySQL's ut_delay counts instructions and does not look). A rule with the older
-// two-argument delay(knobs, round) still works; it never ends early.
+// `until` is the lock's "may I stop waiting?" (the word looks free): a rule that hands off
+// promptly asks it between chunks of relaxes and ends the round when it says true
+// (prompt_time_policy's, via relax_for_ns, at each counter check, or every kDelayPollNs when the
+// lock wrapped it in poll_eagerly: pass `until` on unchanged, or that request is lost). A rule
+// may ignore it, and the defaults' do: innodb (MySQL's ut_delay counts instructions and does not
+// look), time and exp_backoff (each poll inside a backoff is a load of the holder's line). A rule
+// with the two-argument delay(knobs, round) never ends early.
 //   template <class Tag, class Relax>
 //   struct my_policy : detail::policy_base<my_spec, Tag, Relax, my_rule> { ... };
 //

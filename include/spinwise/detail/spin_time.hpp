@@ -96,11 +96,12 @@ struct never_ready {
 };
 
 // A lock's until() that asks to be polled every backend::kDelayPollNs of relaxes (25 ns on x86;
-// aarch64 and generic: their check interval) instead of at each counter check (kDelayCheckNs).
-// ttas_mutex and tas_mutex pass theirs so: on x86 a waiter sees the release sooner, and their
-// throughput did not suffer for it. hybrid_mutex's did (docs/benchmarks.md, "Handoff"), and a
-// plain predicate keeps the check interval. A rule that wraps the until() it is given in a
-// predicate of its own drops the request: forward it unchanged.
+// aarch64 and generic: their check interval) instead of at each counter check (kDelayCheckNs),
+// where the policy polls at all (prompt_time_policy, adaptive_policy; the defaults' delays do
+// not end early). ttas_mutex and tas_mutex pass theirs so: on a Xeon model 167 a waiter saw the
+// release sooner and their throughput did not suffer for it; hybrid_mutex's did, and a plain
+// predicate keeps the check interval. A rule that wraps the until() it is given in a predicate
+// of its own drops the request: forward it unchanged.
 template <class F>
 struct eager_until {
   mutable F ready;  // a mutable lambda works here as it does unwrapped
@@ -126,7 +127,10 @@ struct polls_eagerly<eager_until<F>> : std::true_type {};
 // per_poll relaxes within a chunk when it polls eagerly (poll_eagerly): true ends the delay there
 // (without a usable counter a delay is its count alone, and is not ended early). A lock passes
 // "the word looks free", so a waiter deep in a long delay still sees a release within a check
-// interval, or a poll interval, instead of at the delay's end (prompt handoff).
+// interval, or a poll interval, instead of at the delay's end (prompt handoff). Only the
+// policies that choose prompt handoff pass one (prompt_time_policy, adaptive_policy): each poll
+// is a load of the holder's line, and on an AMD Zen 5 guest that traffic halved the contended
+// throughput of the locks that polled (time_policy.hpp).
 //
 // relax_for_ns_timed also gives the delay's length in counter ticks (0 when it issued nothing or
 // has no usable counter): the counter's at its last check, plus the relaxes issued after that
