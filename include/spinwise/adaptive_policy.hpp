@@ -12,6 +12,16 @@
 // spin_cpu_pct percent of the process's CPU time over the window (CLOCK_PROCESS_CPUTIME_ID, read
 // once per decision). The budget stays within [min_spin_ns, max_spin_ns].
 //
+// Bounded spinning: a wait stops spinning once its rounds have spent its budget, or after
+// budget / 32 ns rounds (adaptive_max_rounds), whichever comes first. A round spends its length on
+// the counter and, when it ran its course, at least the time it asked for, so neither a relax
+// table that rounds a round to no relaxes (a relax cost of microseconds) nor a counter that stands
+// still keeps the budget from running out. With a working counter and a right table a wait spins
+// at most its budget and one round. A wrong table stretches that only where time is taken from
+// the table: the relaxes after the last counter check of a round that until() ended (one check
+// interval's worth at most, per round), and every relax while the counter stands still (a round
+// then issues at most 16x its converted count, detail/spin_time.hpp).
+//
 // The class is the Tag: every lock of one Tag shares one budget, in every module of the process
 // (the state is a named object in the process-wide state, detail/process_state.hpp). A
 // Tag-less adaptive_policy<> is one class for all its locks.
@@ -41,6 +51,7 @@
 #include <ctime>
 #include <new>
 #include <string_view>
+#include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/adaptive_controller.hpp"
@@ -192,8 +203,39 @@ void adaptive_record(bool won, std::uint64_t spun_ns, std::uint32_t budget_ns) n
 // The first round's ceiling and the cap of a round, in ns.
 inline constexpr std::uint32_t kAdaptiveFirstRoundNs = 64;
 inline constexpr std::uint32_t kAdaptiveMaxRoundNs = 1024;
+// The shortest round a waiter asks for: the first round's c/2.
+inline constexpr std::uint32_t kAdaptiveMinRoundNs = kAdaptiveFirstRoundNs / 2;
 
-// One busy-lock episode of adaptive_policy.
+// The most rounds one spin of `budget_ns` takes: the budget in rounds of the shortest length. A
+// round that runs its course counts at least what it asked for, so only rounds that until() ended
+// and that measured less than that can reach it: a counter that stands still and a lock word that
+// keeps looking free (taken by another thread each time) still end the spin.
+constexpr std::uint32_t adaptive_max_rounds(std::uint32_t budget_ns) noexcept {
+  return static_cast<std::uint32_t>((std::uint64_t{budget_ns} + kAdaptiveMinRoundNs - 1) /
+                                    kAdaptiveMinRoundNs);
+}
+
+// The lock's until(), noting in `said` whether it ended the round. An eager predicate stays
+// eager: a plain wrapper would drop the lock's request to be polled between counter checks
+// (poll_eagerly, detail/spin_time.hpp).
+template <class Until>
+struct noted_until {
+  Until& until;
+  bool& said;
+  bool operator()() const noexcept { return said = static_cast<bool>(until()); }
+};
+template <class Until>
+auto note_until(Until& until, bool& said) noexcept {
+  if constexpr (polls_eagerly<std::remove_cv_t<Until>>::value) {
+    return poll_eagerly(noted_until<Until>{until, said});
+  } else {
+    return noted_until<Until>{until, said};
+  }
+}
+
+// One busy-lock episode of adaptive_policy. It ends (is_completed) once its rounds have spent the
+// budget the class had when it began, or after adaptive_max_rounds(budget) rounds, whatever the
+// relax table and the counter say (time_round has the rule).
 template <class Tag, class Relax>
 class adaptive_waiter {
  public:
@@ -201,6 +243,7 @@ class adaptive_waiter {
 
   adaptive_waiter() noexcept
       : budget_ns_(adaptive_state<Tag>().budget_ns.load(std::memory_order_relaxed)),
+        max_rounds_(adaptive_max_rounds(budget_ns_)),
         completed_(budget_ns_ == 0) {}
 
   // One round: uniform [c/2, c] ns, c = 64 ns x 2^round capped at 1 us, ended early by until().
@@ -210,12 +253,16 @@ class adaptive_waiter {
     const std::uint64_t ceiling = std::min<std::uint64_t>(
         std::uint64_t{kAdaptiveFirstRoundNs} << std::min<std::uint32_t>(rounds_, 8), kAdaptiveMaxRoundNs);
     const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
+    bool ended_early = false;
     std::uint64_t took_ticks;
-    const std::uint64_t n = relax_for_ns_timed<Relax>(static_cast<double>(ns), rates_, until, took_ticks);
+    const std::uint64_t n = relax_for_ns_timed<Relax>(static_cast<double>(ns), rates_,
+                                                      note_until(until, ended_early), took_ticks);
     relaxes_ += n;
     ++rounds_;
-    spun_ns_ += round_ns(took_ticks, n, static_cast<double>(ns));
-    if (spun_ns_ >= budget_ns_) completed_ = true;
+    const round_ns t = time_round(took_ticks, n, static_cast<double>(ns), ended_early);
+    spent_ns_ += t.spent;
+    spun_ns_ += t.spun;
+    if (spent_ns_ >= budget_ns_ || rounds_ >= max_rounds_) completed_ = true;
   }
   bool is_completed() const noexcept { return completed_; }
   std::uint32_t rounds() const noexcept { return rounds_; }
@@ -227,25 +274,45 @@ class adaptive_waiter {
   }
 
   std::uint32_t budget_ns() const noexcept { return budget_ns_; }
-  double spun_ns() const noexcept { return spun_ns_; }
+  std::uint32_t max_rounds() const noexcept { return max_rounds_; }
+  double spent_ns() const noexcept { return spent_ns_; }  // taken from the budget so far
+  double spun_ns() const noexcept { return spun_ns_; }    // what the class will learn from
 
  private:
-  // The round's spinning time: the counter's (as the delay measured it), unless a preemption
-  // inflated it (more than twice the round's request plus 50 us: the rule of the statistics,
-  // detail/wait_core.hpp), then the request's; without a usable counter, the relaxes' cost.
-  double round_ns(std::uint64_t took_ticks, std::uint64_t relaxes, double requested) const noexcept {
-    if (!(rates_.ticks_per_ns > 0.0)) {
-      return rates_.relaxes_per_ns > 0.0 ? static_cast<double>(relaxes) / rates_.relaxes_per_ns : requested;
-    }
+  struct round_ns {
+    double spent;  // taken from the budget
+    double spun;   // spinning time, into the class's window
+  };
+
+  // One round's time: the counter's measure (as the delay's own checks took it; without a usable
+  // counter, the relaxes at their converted cost) and, for a round that ran its course, at least
+  // what it asked for. A round measures nothing when the relax table rounds it to no relaxes (a
+  // cost above ~2 us, and a profile may hold up to 100 us, makes a round of <= 1 us 0 relaxes) or
+  // when the counter stands still; a budget that such rounds did not spend never ran out, and the
+  // waiter spun for as long as the lock was held. A round that until() ended spun less than it
+  // asked for and counts what it measured (a win is learnt at its length), and no less than its
+  // relaxes at their converted cost; adaptive_max_rounds bounds a run of such rounds.
+  // A round longer than twice its request plus 50 us (the statistics' rule for a preemption,
+  // detail/wait_core.hpp) is learnt at its request, so that time off the CPU does not read as
+  // spinning, but spends the budget at its length: a relax table far below the real cost makes
+  // every chunk of relaxes that long, and the budget is what bounds the spin.
+  round_ns time_round(std::uint64_t took_ticks, std::uint64_t relaxes, double requested,
+                      bool ended_early) const noexcept {
+    const double issued = static_cast<double>(relaxes) / rates_.relaxes_per_ns;  // converted by now
+    const double floor = ended_early ? issued : std::max(requested, issued);
+    if (!(rates_.ticks_per_ns > 0.0)) return {floor, floor};
     const double took = static_cast<double>(took_ticks) / rates_.ticks_per_ns;
-    return took > 2.0 * requested + 50'000.0 ? requested : took;
+    const double spent = std::max(took, floor);
+    return {spent, took > 2.0 * requested + 50'000.0 ? requested : spent};
   }
 
   delay_rates rates_;
+  double spent_ns_ = 0;
   double spun_ns_ = 0;
   std::uint64_t relaxes_ = 0;
   std::uint32_t rounds_ = 0;
   std::uint32_t budget_ns_;
+  std::uint32_t max_rounds_;
   bool completed_;
 };
 

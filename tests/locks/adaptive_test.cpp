@@ -3,15 +3,20 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <ctime>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "spinwise/adaptive_policy.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/lock_stats.hpp"
+#include "spinwise/relax_time.hpp"
 #include "spinwise/ticket_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
 
@@ -158,11 +163,13 @@ TEST(AdaptivePolicy, KnobsAreValidatedAllOrNothing) {
 
 // --- the waiter, on a counter of its own -----------------------------------------------------
 
-// Each relax takes 10 ns of the test's counter (1 tick = 1 ns), so budgets are exact.
+// Each relax takes 10 ns of the test's counter (1 tick = 1 ns), so budgets are exact. What a
+// relax says it costs (the cost the waiter converts its rounds with) is the test's to set.
 struct clock_relax {
   static inline thread_local std::uint64_t now = 0;
+  static inline thread_local double said_ns = 10.0;
   static void relax_n(std::uint32_t n) noexcept { now += 10ull * n; }
-  static double relax_ns() noexcept { return 10.0; }
+  static double relax_ns() noexcept { return said_ns; }
   static std::uint64_t counter() noexcept { return now; }
   static double counter_ticks_per_ns() noexcept { return 1.0; }
 };
@@ -170,21 +177,59 @@ struct clock_relax {
 struct waiter_tag {};
 using waiter_policy = spinwise::adaptive_policy<waiter_tag, clock_relax>;
 
-TEST(AdaptivePolicy, AWaiterSpinsItsClassBudgetThenIsCompleted) {
-  waiter_policy::relearn();
-  spinwise::seed_spin_jitter(7);
-  waiter_policy::waiter w;
-  EXPECT_EQ(w.budget_ns(), d::kAdaptiveInitialNs);
+// Rounds an adaptive wait of `budget_ns` takes at most when every round runs its course: each
+// counts at least what it asked for, and round r asks at least c/2, c = min(64 ns x 2^r, 1 us).
+std::uint32_t rounds_to_spend(std::uint32_t budget_ns) {
+  std::uint64_t spent = 0;
   std::uint32_t rounds = 0;
-  while (!w.is_completed() && rounds < 10'000) {
-    w.snooze();
-    ++rounds;
+  for (; spent < budget_ns; ++rounds)
+    spent += std::min<std::uint64_t>(std::uint64_t{d::kAdaptiveFirstRoundNs} << std::min(rounds, 8u),
+                                     d::kAdaptiveMaxRoundNs) /
+             2;
+  return rounds;
+}
+
+// Bug guarded: a budget that never runs out. A round was charged only what the counter measured,
+// and a relax cost above ~2 us rounds every round (<= 1 us) to no relaxes, which measure 0 ns: the
+// waiter never completed, whatever its budget. The relax says it costs 10 ns (right), 100 us (no
+// relaxes at all: the rounds count what they asked for) or 0.05 ns (200x too many relaxes a
+// round, cut at the first counter check: that round alone spends the budget).
+TEST(AdaptivePolicy, AWaiterSpinsItsClassBudgetThenIsCompleted) {
+  for (const double said_ns : {10.0, 100'000.0, 0.05}) {
+    SCOPED_TRACE("a relax said to cost " + std::to_string(said_ns) + " ns, taking 10 ns");
+    clock_relax::said_ns = said_ns;
+    waiter_policy::relearn();
+    spinwise::seed_spin_jitter(7);
+    waiter_policy::waiter w;
+    EXPECT_EQ(w.budget_ns(), d::kAdaptiveInitialNs);
+    const std::uint64_t start = clock_relax::now;
+    std::uint32_t rounds = 0;
+    while (!w.is_completed() && rounds < 10'000) {
+      w.snooze();
+      ++rounds;
+    }
+    const double took = static_cast<double>(clock_relax::now - start);
+    EXPECT_TRUE(w.is_completed());
+    EXPECT_LE(rounds, rounds_to_spend(d::kAdaptiveInitialNs))
+        << "each round counts at least what it asked for";
+    EXPECT_GE(w.spent_ns(), d::kAdaptiveInitialNs);
+    // The round that completes it overruns by at most its request and the chunk of relaxes that
+    // crossed its deadline (a check interval at the stated cost: 200x longer at 0.05 ns).
+    const double chunk = 10.0 * d::relaxes_in(d::backend::kDelayCheckNs, 1.0 / said_ns);
+    EXPECT_LT(w.spent_ns(), d::kAdaptiveInitialNs + d::kAdaptiveMaxRoundNs + chunk);
+    EXPECT_EQ(w.spun_ns(), w.spent_ns()) << "no round looked preempted";
+    if (said_ns == 100'000.0) {
+      EXPECT_EQ(w.relaxes(), 0u);
+      EXPECT_GT(rounds, d::kAdaptiveInitialNs / d::kAdaptiveMaxRoundNs) << "rounds of at most 1 us each";
+    } else {
+      EXPECT_EQ(w.spent_ns(), took) << "the counter's measure";
+    }
+    if (said_ns == 10.0) {
+      EXPECT_GT(rounds, 8u) << "rounds of at most 1 us each";
+      EXPECT_EQ(w.relaxes() * 10, static_cast<std::uint64_t>(w.spent_ns()));
+    }
   }
-  EXPECT_TRUE(w.is_completed());
-  EXPECT_GE(w.spun_ns(), d::kAdaptiveInitialNs);
-  EXPECT_LT(w.spun_ns(), d::kAdaptiveInitialNs + d::kAdaptiveMaxRoundNs + 10);
-  EXPECT_GT(rounds, 8u) << "rounds of at most 1 us each";
-  EXPECT_EQ(w.relaxes() * 10, static_cast<std::uint64_t>(w.spun_ns()));
+  clock_relax::said_ns = 10.0;
 }
 
 TEST(AdaptivePolicy, ARoundEndsOnceTheLockLooksFree) {
@@ -248,6 +293,98 @@ TEST(AdaptiveLocks, ExcludeAndLearnUnderContention) {
     EXPECT_GE(b, spinwise::adaptive_policy<>::min_spin_ns());
     EXPECT_LE(b, spinwise::adaptive_policy<>::max_spin_ns());
   }
+}
+
+// What one lock class's contended waits reported: how many, and their parks and yields.
+struct waits_seen : spinwise::no_stats {
+  static constexpr bool enabled = true;
+  static inline std::atomic<std::uint64_t> contended{0}, parks{0}, yields{0};
+  static void on_contended(const spinwise::wait_record& r, spinwise::lock_mode) noexcept {
+    contended.fetch_add(1);
+    parks.fetch_add(r.parks);
+    yields.fetch_add(r.yields);
+  }
+  static void clear() {
+    contended = 0;
+    parks = 0;
+    yields = 0;
+  }
+};
+
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// One contended wait: a new thread waits for `m` while this one holds it for `hold`. Returns the
+// waiter's CPU time over its lock() (retried, a few times at most, until the wait was contended:
+// a waiter that reached lock() only after the hold did not wait).
+template <class Lock>
+std::uint64_t wait_through_hold(Lock& m, std::chrono::milliseconds hold) {
+  std::uint64_t cpu_ns = 0;
+  for (int attempt = 0; attempt < 5 && waits_seen::contended.load() == 0; ++attempt) {
+    m.lock();
+    std::atomic<bool> waiting{false};
+    std::thread t([&] {
+      waiting.store(true);
+      const std::uint64_t c0 = thread_cpu_ns();
+      m.lock();
+      cpu_ns = thread_cpu_ns() - c0;
+      m.unlock();
+    });
+    while (!waiting.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(hold);
+    m.unlock();
+    t.join();
+  }
+  return cpu_ns;
+}
+
+// A relax table of 5 us per relax for every CPU while in scope: every adaptive round (<= 1 us) is
+// then 0 relaxes, and measures 0 ns.
+struct slow_relax_table {
+  slow_relax_table() {
+    installed = spinwise::install_relax_ns(spinwise::active_relax(), nullptr, 0, 5'000.0);
+  }
+  ~slow_relax_table() { spinwise::clear_relax_ns(); }
+  bool installed;
+};
+
+// Bug guarded: hybrid_mutex_t<adaptive_policy<>> never parking when its rounds measure 0 (a relax
+// cost of 5 us: reported as 293 ms of CPU in a 300 ms hold, against 0 ms for time_policy). Its
+// waiter must spend its budget (8 us at first), yield once and park for the rest of the hold.
+struct park_class {};
+TEST(AdaptiveLocks, AHybridWaiterParksWhateverTheRelaxTableSays) {
+  using P = spinwise::adaptive_policy<park_class>;
+  const slow_relax_table table;
+  ASSERT_TRUE(table.installed);
+  P::relearn();
+  waits_seen::clear();
+  spinwise::hybrid_mutex_t<P, waits_seen> m;
+  const auto hold = std::chrono::milliseconds(200);
+  const std::uint64_t cpu_ns = wait_through_hold(m, hold);
+  ASSERT_EQ(waits_seen::contended.load(), 1u) << "the waiter never waited for the lock";
+  EXPECT_GE(waits_seen::parks.load(), 1u)
+      << "the waiter spun through the hold instead of parking (" << cpu_ns / 1'000'000 << " ms of CPU)";
+  // A CPU-time bound, in the direction only the bug takes: a parked waiter uses next to none.
+  EXPECT_LT(cpu_ns, std::chrono::nanoseconds(hold).count() / 2);
+  P::relearn();
+}
+
+// The same for a spin lock: its waiter must reach its yield phase (a yield per poll).
+struct yield_class {};
+TEST(AdaptiveLocks, ASpinWaiterYieldsWhateverTheRelaxTableSays) {
+  using P = spinwise::adaptive_policy<yield_class>;
+  const slow_relax_table table;
+  ASSERT_TRUE(table.installed);
+  P::relearn();
+  waits_seen::clear();
+  spinwise::ttas_mutex_t<P, waits_seen> m;
+  wait_through_hold(m, std::chrono::milliseconds(50));
+  ASSERT_EQ(waits_seen::contended.load(), 1u) << "the waiter never waited for the lock";
+  EXPECT_GE(waits_seen::yields.load(), 1u) << "the waiter spun through the hold without yielding";
+  P::relearn();
 }
 
 }  // namespace
