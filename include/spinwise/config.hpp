@@ -1,10 +1,8 @@
 #pragma once
 // Compiler portability macros used by every spinwise header.
 
-#define SPINWISE_VERSION_MAJOR 0
-#define SPINWISE_VERSION_MINOR 2
-#define SPINWISE_VERSION_PATCH 0
-#define SPINWISE_VERSION_STRING "0.2.0"
+// SPINWISE_VERSION_MAJOR, _MINOR, _PATCH and _STRING, reachable from here as they always were.
+#include "spinwise/version.hpp"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SPINWISE_ALWAYS_INLINE inline __attribute__((always_inline))

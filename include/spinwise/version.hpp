@@ -10,8 +10,8 @@
 
 #define SPINWISE_VERSION_STR_(x) #x
 #define SPINWISE_VERSION_STR(x) SPINWISE_VERSION_STR_(x)
-#define SPINWISE_VERSION_STRING                                                                          \
-  SPINWISE_VERSION_STR(SPINWISE_VERSION_MAJOR)                                                          \
+#define SPINWISE_VERSION_STRING                \
+  SPINWISE_VERSION_STR(SPINWISE_VERSION_MAJOR) \
   "." SPINWISE_VERSION_STR(SPINWISE_VERSION_MINOR) "." SPINWISE_VERSION_STR(SPINWISE_VERSION_PATCH)
 
 namespace spinwise {

@@ -142,7 +142,7 @@ struct calibration_settings {
 };
 
 struct calibration_result {
-  std::string tool;     // "spinwise 0.2.0"
+  std::string tool;     // "spinwise <version>" (kVersion)
   std::string created;  // ISO 8601 UTC
   machine_info machine;
   topology topo;
@@ -303,7 +303,7 @@ struct watch_conclusion {
 };
 
 struct watch_result {
-  std::string tool;     // "spinwise 0.2.0"
+  std::string tool;     // "spinwise <version>" (kVersion)
   std::string created;  // ISO 8601 UTC
   machine_info machine;
   watch_options settings;            // as run (progress dropped), cpus and kinds filled in
