@@ -65,6 +65,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -78,6 +80,21 @@
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
+
+// Mode checks: unlock(), unlock_sx(), unlock_shared(), upgrade() and downgrade() called without
+// the mode they give up held abort with a message naming the call and the word, instead of leaving
+// the latch locked for good (unlock_sx() while X is held clears nothing), wrapping the S count or
+// setting X and SX together. The word says whether X, SX or S is held, not by whom: a release of a
+// mode another thread holds passes. On where NDEBUG is not defined, as assert() is, and off where it
+// is; SPINWISE_CHECK_MODES=1 or 0 decides instead. The latch's inline functions differ with it, as
+// with assert(): set it alike in every translation unit of a program.
+#if !defined(SPINWISE_CHECK_MODES)
+#if defined(NDEBUG)
+#define SPINWISE_CHECK_MODES 0
+#else
+#define SPINWISE_CHECK_MODES 1
+#endif
+#endif
 
 namespace spinwise {
 
@@ -149,6 +166,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     // (X, P): 1,p -> 0,0; release pairs with the acquire of whoever enters next; acquire: the
     // sleep protocol (file top).
     const std::uint32_t old = state_.fetch_and(~(kX | kParked), std::memory_order_acq_rel);
+    check_held(old, kX, "unlock()", "X");
     if (old & kParked) wake();
     detail::tsan::post_unlock(this, 0);
   }
@@ -195,6 +213,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
     // (S): n -> n-1; release pairs with the acquire of the X request that drains S.
     const std::uint32_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
+    check_held(old, kReaderMask, "unlock_shared()", "S");
     if (SPINWISE_UNLIKELY((old & (kReaderMask | kX | kParked)) == (kReaderOne | kX | kParked)))
       wake_drained();
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
@@ -244,6 +263,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     // (SX, P): 1,p -> 0,0; release pairs with the acquire of the next SX or X; acquire: the sleep
     // protocol.
     const std::uint32_t old = state_.fetch_and(~(kSX | kParked), std::memory_order_acq_rel);
+    check_held(old, kSX, "unlock_sx()", "SX");
     if (old & kParked) wake();
     detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
@@ -261,6 +281,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     // Nobody wakes: every sleeper's condition stays false. acquire pairs with the release of
     // the S holders that left while we held SX (drain() pairs with those still inside).
     const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_acquire);
+    check_held(old, kSX, "upgrade()", "SX");
     if ((old & kReaderMask) != 0) drain();
     Stats::on_mode_change(this, lock_mode::x);  // X once the S holders have left
     detail::tsan::post_lock(this, 0);
@@ -276,6 +297,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     // acquire: the sleep protocol.
     while (!state_.compare_exchange_weak(s, (s ^ (kX | kSX)) & ~kParked, std::memory_order_acq_rel,
                                          std::memory_order_relaxed)) {
+      check_held(s, kX, "downgrade()", "X");  // before the next try writes
     }
     if (s & kParked) wake();
     Stats::on_mode_change(this, lock_mode::sx);
@@ -295,6 +317,22 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
 
   static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
     return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
+  }
+
+  // The mode checks (SPINWISE_CHECK_MODES, file top): `word` is what the release or change of
+  // mode found; none of `mode_bits` set there means the caller did not hold `mode`.
+  static void check_held(std::uint32_t word, std::uint32_t mode_bits, const char* call,
+                         const char* mode) noexcept {
+    if constexpr (SPINWISE_CHECK_MODES != 0) {
+      if (SPINWISE_UNLIKELY((word & mode_bits) == 0)) mode_not_held(word, call, mode);
+    }
+  }
+  [[noreturn]] SPINWISE_COLD static void mode_not_held(std::uint32_t word, const char* call,
+                                                       const char* mode) noexcept {
+    std::fprintf(stderr, "spinwise::sx_lock: %s without %s held (the latch had X %u, SX %u, S holders %u)\n",
+                 call, mode, static_cast<unsigned>(word & kX), static_cast<unsigned>((word & kSX) >> 1),
+                 static_cast<unsigned>(word >> kReaderShift));
+    std::abort();
   }
 
   // The SX token (file top), announced after the latch is really held and before it is really
@@ -321,7 +359,7 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
       for (;;) {
         const std::uint32_t s = l_.state_.load(std::memory_order_acquire);
         if (ready(s)) return s;
-        // A round ends early once the word looks ready (prompt handoff).
+        // Where the policy hands off promptly, a round ends early once the word looks ready.
         if (!e_.pause([&] { return ready(l_.state_.load(std::memory_order_relaxed)); }))
           e_.next_episode(l_.park(ready));
       }
@@ -411,7 +449,11 @@ static_assert(std::is_same_v<sx_lock::with_stats<struct sx_lock_tag>::policy, sx
 static_assert(std::is_nothrow_default_constructible_v<sx_lock>);
 
 // Holds SX for a scope: the annotated guard for lock_sx / unlock_sx (S: shared_lock_guard or
-// std::shared_lock; X: lock_guard or std::lock_guard, from guard.hpp and <mutex>).
+// std::shared_lock; X: lock_guard or std::lock_guard, from guard.hpp and <mutex>). Its upgrade()
+// and downgrade() change the latch's mode and the one it records, and it releases the mode it
+// holds: X after an upgrade() that no downgrade() followed. Change the mode through the guard: a
+// guard whose latch was upgraded behind its back would release SX while X is held, which leaves the
+// latch locked for good (the mode checks, file top, abort there instead).
 template <class Latch>
 class SPINWISE_SCOPED_CAPABILITY sx_guard {
  public:
@@ -420,13 +462,32 @@ class SPINWISE_SCOPED_CAPABILITY sx_guard {
   explicit sx_guard(Latch& l) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(); }
   sx_guard(Latch& l, lock_site site) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(site); }
   sx_guard(Latch& l, std::adopt_lock_t) SPINWISE_REQUIRES_SHARED(l) : l_(l) {}
-  ~sx_guard() SPINWISE_RELEASE_GENERIC() { l_.unlock_sx(); }
+  ~sx_guard() SPINWISE_RELEASE_GENERIC() {
+    if (x_) {
+      l_.unlock();
+    } else {
+      l_.unlock_sx();
+    }
+  }
 
   sx_guard(const sx_guard&) = delete;
   sx_guard& operator=(const sx_guard&) = delete;
 
+  // SX -> X, as Latch::upgrade(). To Clang's analysis the guard then holds the latch exclusively:
+  // GUARDED_BY data may be written until downgrade() or the end of the scope.
+  void upgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE() {
+    l_.upgrade();
+    x_ = true;
+  }
+  // X -> SX, as Latch::downgrade(); shared again to the analysis.
+  void downgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE_SHARED() {
+    l_.downgrade();
+    x_ = false;
+  }
+
  private:
   Latch& l_;
+  bool x_ = false;  // X held (upgrade() without downgrade() since); SX otherwise
 };
 
 }  // namespace spinwise

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -39,6 +40,17 @@ class SxLatch : public ::testing::Test {};
 TYPED_TEST_SUITE(SxLatch, LatchTypes);
 
 constexpr mode kModes[] = {mode::S, mode::SX, mode::X};
+
+// Whether another thread's try in mode m succeeds now (and then releases at once).
+template <class L>
+bool other_thread_gets(L& l, mode m) {
+  bool got = false;
+  std::thread([&] {
+    got = try_acquire(l, m);
+    if (got) release(l, m);
+  }).join();
+  return got;
+}
 
 // InnoDB's table: S admits S and SX; SX admits S only; X admits nothing.
 constexpr bool compatible(mode held, mode wanted) {
@@ -150,14 +162,7 @@ TYPED_TEST(SxLatch, UpgradeWaitsForReadersAndHoldsOffNewOnes) {
     l.unlock();
   });
   ASSERT_TRUE(eventually([&] { return has_sx.load(); }));
-  auto other_try = [&](mode m) {
-    bool got = false;
-    std::thread([&] {
-      got = try_acquire(l, m);
-      if (got) release(l, m);
-    }).join();
-    return got;
-  };
+  auto other_try = [&](mode m) { return other_thread_gets(l, m); };
   // While the upgrade waits: new S refused (once the request is visible), SX and X refused.
   ASSERT_TRUE(eventually([&] { return !other_try(mode::S); }))
       << "new readers still enter during the upgrade";
@@ -213,14 +218,7 @@ TYPED_TEST(SxLatch, DowngradeLetsReadersInButNotSxOrX) {
 TYPED_TEST(SxLatch, GuardsHoldTheRightModes) {
   using L = TypeParam;
   L l;
-  auto other_try = [&](mode m) {
-    bool got = false;
-    std::thread([&] {
-      got = try_acquire(l, m);
-      if (got) release(l, m);
-    }).join();
-    return got;
-  };
+  auto other_try = [&](mode m) { return other_thread_gets(l, m); };
   {
     spinwise::sx_guard<L> g(l);
     EXPECT_TRUE(other_try(mode::S));
@@ -242,6 +240,139 @@ TYPED_TEST(SxLatch, GuardsHoldTheRightModes) {
   l.lock_sx();
   { spinwise::sx_guard<L> g(l, std::adopt_lock); }
   EXPECT_TRUE(other_try(mode::X)) << "sx_guard(adopt_lock) did not release";
+}
+
+// Bug guarded: sx_guard's destructor called unlock_sx() whatever the mode, so a guard upgraded
+// and never downgraded released SX while X was held: X stayed set, and the latch was locked for
+// good (try_lock and try_lock_shared failed from then on), silently.
+TYPED_TEST(SxLatch, GuardUpgradedAndNotDowngradedLeavesTheLatchFree) {
+  using L = TypeParam;
+  L l;
+  {
+    spinwise::sx_guard<L> g(l);
+    g.upgrade();
+    EXPECT_FALSE(other_thread_gets(l, mode::S)) << "the guard's upgrade() did not take X";
+  }
+  EXPECT_TRUE(l.try_lock()) << "the upgraded guard left X held";
+  l.unlock();
+  EXPECT_TRUE(l.try_lock_shared());
+  l.unlock_shared();
+  // The same with an adopted SX, and after an upgrade, downgrade and upgrade again.
+  l.lock_sx();
+  {
+    spinwise::sx_guard<L> g(l, std::adopt_lock);
+    g.upgrade();
+    g.downgrade();
+    g.upgrade();
+  }
+  EXPECT_TRUE(other_thread_gets(l, mode::X)) << "the adopting guard left the latch held";
+}
+
+// Bug guarded: a guard's downgrade() that does not reach the latch (S stays out) or that the
+// guard does not record (its destructor would release X that is no longer held).
+TYPED_TEST(SxLatch, GuardDowngradeReturnsToSx) {
+  using L = TypeParam;
+  L l;
+  {
+    spinwise::sx_guard<L> g(l);
+    g.upgrade();
+    EXPECT_FALSE(other_thread_gets(l, mode::S));
+    g.downgrade();
+    EXPECT_TRUE(other_thread_gets(l, mode::S)) << "S stayed out after the guard's downgrade()";
+    EXPECT_FALSE(other_thread_gets(l, mode::SX));
+    EXPECT_FALSE(other_thread_gets(l, mode::X));
+  }
+  EXPECT_TRUE(other_thread_gets(l, mode::SX)) << "the downgraded guard did not release SX";
+  EXPECT_TRUE(other_thread_gets(l, mode::X));
+}
+
+// Bug guarded: a release or change of a mode the caller does not hold, silent: unlock_sx() while
+// X is held (the old guard's destructor after an upgrade) left the latch locked for good;
+// unlock_shared() with no S inside wraps the S count; upgrade() without SX sets X and SX together.
+// The mode checks (sx_lock.hpp) abort instead, naming the call; this binary is built with them
+// (tests/locks/CMakeLists.txt), as every build without NDEBUG is.
+static_assert(SPINWISE_CHECK_MODES, "spinwise_shared_sx_test is built with SPINWISE_CHECK_MODES=1");
+
+// What a misuse dies with: the check's message, or under ThreadSanitizer its own report, which
+// comes first where the latch's mutex annotations already show the wrong mode (halt_on_error).
+std::string dies_saying(const std::string& check_message) {
+#if defined(SPINWISE_TSAN_HOOKS)
+  return check_message + "|ThreadSanitizer: [a-z ]*unlock of a";
+#else
+  return check_message;
+#endif
+}
+
+TEST(SxLatchModeChecks, ReleasingAModeNotHeldAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  using spinwise::sx_lock;
+  EXPECT_DEATH(
+      {
+        sx_lock l;
+        l.lock();
+        l.unlock_sx();
+      },
+      dies_saying("unlock_sx\\(\\) without SX held \\(the latch had X 1, SX 0, S holders 0\\)"));
+  EXPECT_DEATH(
+      {
+        sx_lock l;
+        l.lock_sx();
+        l.unlock();
+      },
+      dies_saying("unlock\\(\\) without X held \\(the latch had X 0, SX 1"));
+  EXPECT_DEATH(
+      {
+        sx_lock l;
+        l.lock_sx();
+        l.unlock_shared();
+      },
+      dies_saying("unlock_shared\\(\\) without S held \\(the latch had X 0, SX 1, S holders 0\\)"));
+  EXPECT_DEATH(
+      {
+        sx_lock l;
+        l.lock_shared();
+        l.upgrade();
+      },
+      dies_saying("upgrade\\(\\) without SX held"));
+  EXPECT_DEATH(
+      {
+        sx_lock l;
+        l.lock_sx();
+        l.downgrade();
+      },
+      dies_saying("downgrade\\(\\) without X held \\(the latch had X 0, SX 1"));
+}
+
+// The issue's own case: the latch upgraded behind the guard's back, never downgraded; the guard
+// releases SX while X is held.
+TEST(SxLatchModeChecks, GuardOverALatchUpgradedBehindItsBackAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        spinwise::sx_lock l;
+        spinwise::sx_guard<spinwise::sx_lock> g(l);
+        l.upgrade();
+      },
+      dies_saying("unlock_sx\\(\\) without SX held \\(the latch had X 1"));
+}
+
+// Correct releases and changes of mode pass the checks, whatever the other modes held.
+TEST(SxLatchModeChecks, CorrectUseDoesNotTrip) {
+  spinwise::sx_lock l;
+  l.lock_shared();
+  l.lock_sx();
+  l.lock_shared();
+  l.unlock_shared();
+  l.unlock_sx();
+  l.unlock_shared();
+  l.lock_sx();
+  l.upgrade();
+  l.downgrade();
+  l.unlock_sx();
+  l.lock();
+  l.unlock();
+  EXPECT_TRUE(l.try_lock());
+  l.unlock();
 }
 
 // Bug guarded: any mode admitted against the matrix under load, lost writes, and upgrades or

@@ -41,6 +41,17 @@ struct data {
     l.lock_sx();
     tree = 1;  // no upgrade: still SX
     l.unlock_sx();
+#elif SPINWISE_TSA_CASE == 7
+    spinwise::sx_guard<spinwise::sx_lock> g(l);
+    g.upgrade();
+    g.downgrade();
+    tree = 1;  // written after the guard's downgrade (SX again)
+#elif SPINWISE_TSA_CASE == 8
+    {
+      spinwise::sx_guard<spinwise::sx_lock> g(l);
+      g.upgrade();
+    }
+    tree = 1;  // written after the upgraded guard's scope: it released X
 #else
 #error "define SPINWISE_TSA_CASE"
 #endif

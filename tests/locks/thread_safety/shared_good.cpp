@@ -85,12 +85,26 @@ struct latch {
     l.unlock_sx();
     return odd;
   }
-  void guarded_upgrade() SPINWISE_EXCLUDES(l) {  // README's example
+  void guarded_upgrade() SPINWISE_EXCLUDES(l) {  // the latch's own, back to SX before the scope ends
     spinwise::sx_guard<spinwise::sx_lock> g(l);
     const int seen = tree;
     l.upgrade();
     tree = seen + 1;
     l.downgrade();
+  }
+  void guard_upgrade_downgrade() SPINWISE_EXCLUDES(l) {  // docs/locks.md's example
+    spinwise::sx_guard<spinwise::sx_lock> g(l);
+    const int seen = tree;
+    g.upgrade();
+    tree = seen + 1;  // X
+    g.downgrade();
+    const int again = tree;  // SX again
+    (void)again;
+  }
+  void guard_left_upgraded() SPINWISE_EXCLUDES(l) {  // the guard releases X
+    spinwise::sx_guard<spinwise::sx_lock> g(l);
+    g.upgrade();
+    tree = 1;
   }
   void adopt() SPINWISE_EXCLUDES(l) {
     l.lock_sx();
@@ -113,6 +127,8 @@ int main() {
   (void)a.write_try(4);
   x.modify();
   x.guarded_upgrade();
+  x.guard_upgrade_downgrade();
+  x.guard_left_upgraded();
   x.adopt();
   return a.read() + b.read_manual() + c.read() + static_cast<int>(a.read_try()) + t.attempt() + x.peek() +
          static_cast<int>(x.try_sx());
