@@ -115,7 +115,7 @@ class Driver(unittest.TestCase):
 
     def run_compare(self, *extra):
         return subprocess.run([sys.executable, COMPARE_PY, "--a", self.bins["a"], "--b", self.bins["b"],
-                               "--ms", "10", *extra], capture_output=True, text=True, timeout=300)
+                               "--ms", "10", "--pairs", "6", *extra], capture_output=True, text=True, timeout=300)
 
     def test_the_report_calls_the_loss_and_keeps_the_peer_within_noise(self):
         out = os.path.join(self.tmp.name, "r.json")
@@ -123,7 +123,7 @@ class Driver(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("| 8t_cs16_l64 | l | mops | 8 | 6.4 | 0.800 [0.800-0.800] | slower |", p.stdout)
         self.assertIn("| handoff | l | handoff_ns | 500 | 625 | 1.250 [1.250-1.250] | slower handoff |", p.stdout)
-        self.assertIn("A/A controls (peers): 0 of 2 called different", p.stdout)
+        self.assertIn("A/A controls (peers): 0 of 4 called different", p.stdout)
         self.assertIn("only in B, measured there alone: l_prompt", p.stderr)
         self.assertIn("| 8t_cs16_l64 | l_prompt | mops |", p.stdout, "the variant against its default lock")
         with open(out) as f:
