@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the SPIN models of the futex park/wake protocols (tests/models/*.pml) exhaustively, and the
-# mutants that must make SPIN report an error (docs/model-checking.md).
+# Runs the SPIN models of the locks' protocols (tests/models/*.pml: the futex park/wake protocols
+# and the FIFO locks' gate) exhaustively, and the mutants that must make SPIN report an error
+# (docs/model-checking.md).
 #
 # Each check: spin -a (with its -D switches) in a temporary directory, gcc on pan.c, ./pan. A check
 # that should pass fails on any error SPIN reports (errors: N > 0, invalid end state, assertion
@@ -64,6 +65,16 @@ check "rw_spinlock mutant: turn not cleared" rw_spinlock.pml -DMUTANT_TURN_NOT_C
   "assertion violated"
 check "rw_spinlock mutant: writers ignore the turn" rw_spinlock.pml \
   "-DLIVENESS -DMUTANT_WRITER_IGNORES_TURN" "" "-a -f -N turn" "acceptance cycle"
+check "fifo_gate" fifo_gate.pml "" $safe "" pass
+check "fifo_gate strict" fifo_gate.pml -DSTRICT $safe "" pass
+check "fifo_gate mutant: head takes a held lock" fifo_gate.pml -DMUTANT_HEAD_TAKES_HELD $safe "" \
+  "assertion violated"
+check "fifo_gate mutant: head waits for a reservation" fifo_gate.pml \
+  -DMUTANT_HEAD_WAITS_FOR_RESERVATION $safe "" "invalid end state"
+check "fifo_gate strict mutant: strict reads the clock" fifo_gate.pml \
+  "-DSTRICT -DMUTANT_STRICT_READS_CLOCK" $safe "" "assertion violated"
+check "fifo_gate strict mutant: try_lock ignores the queue" fifo_gate.pml \
+  "-DSTRICT -DMUTANT_TRYLOCK_IGNORES_QUEUE" $safe "" "assertion violated"
 
 filters=("$@")
 selected() {  # name: chosen by the command line (every check when it names none)

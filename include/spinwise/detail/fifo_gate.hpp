@@ -24,6 +24,9 @@
 // spins and longer than a yield that returns on an idle CPU; 0 never calls a head stale (strict
 // FIFO, the old behaviour). Only order depends on it: exclusion is held_ alone (acquire CAS,
 // release store), whatever the clock says.
+//
+// Its SPIN model: tests/models/fifo_gate.pml (exclusion, no waiter stranded, strict order;
+// docs/model-checking.md).
 
 #include <atomic>
 #include <cstdint>
