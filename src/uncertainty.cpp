@@ -112,6 +112,8 @@ ratio_interval compare_medians(const std::vector<double>& a_in, const std::vecto
   const double tail = (1.0 - confidence) / 2.0;
   r.lo = quantile_sorted(ratios, tail);
   r.hi = quantile_sorted(ratios, 1.0 - tail);
+  // Too few runs for the range rule's false-alarm rate (uncertainty.hpp): an interval, no verdict.
+  if (a.size() < kMinRunsForVerdict || b.size() < kMinRunsForVerdict) return r;
   // Below six runs a side the bootstrap is optimistic: demand disjoint ranges too.
   const bool few = a.size() < 6 || b.size() < 6;
   const bool disjoint_above = !few || b.front() > a.back();

@@ -62,7 +62,11 @@ class ReportError(Exception):
 # coverage 1 - 2 P(Binomial(n, 1/2) < k) is at least 95% (min..max below six repeats, at its true
 # coverage); B/A as the ratio of medians with a percentile bootstrap interval (4000 resamples, a
 # fixed seed) and a verdict: beyond the noise when the interval excludes 1 and, with fewer than
-# six runs a side, the two ranges do not overlap either; else within noise. Quantiles are type 7
+# six runs a side, the two ranges do not overlap either; else within noise. No verdict below four
+# runs a side (too few runs to judge; the ratio and interval are still given from two): two samples
+# of one distribution have disjoint ranges with probability 2 / C(2n, n), 1/10 for three runs a
+# side, 1/35 (2.9%) for four, and a verdict should be a false alarm at most 5% of the time per
+# metric (the C++ header works it out). Quantiles are type 7
 # (runtime/order_stats.hpp), and the resampling draws from the same generator with the same seed
 # in the same order (splitmix64), so the intervals and verdicts are the C++'s to the last digit.
 
@@ -70,6 +74,7 @@ CONFIDENCE = 0.95
 SEED = 0x5EED
 RESAMPLES = 4000
 FEW_RUNS = 6  # below this many runs a side the bootstrap is optimistic: ranges must not overlap
+MIN_RUNS = 4  # kMinRunsForVerdict: below this many a side, no verdict (range rule's false alarms: 1/10)
 
 WITHIN_NOISE = "within noise"
 HIGHER = "higher, beyond noise"
@@ -227,6 +232,8 @@ def compare_medians(a_in, b_in, confidence=CONFIDENCE, seed=SEED, resamples=RESA
     ratios.sort()
     tail = (1.0 - confidence) / 2.0
     lo, hi = _weighted_quantile(ratios, tail), _weighted_quantile(ratios, 1.0 - tail)
+    if len(a) < MIN_RUNS or len(b) < MIN_RUNS:
+        return RatioInterval(ratio, lo, hi, confidence, INSUFFICIENT)
     few = len(a) < FEW_RUNS or len(b) < FEW_RUNS
     disjoint_above = not few or b[0] > a[-1]
     disjoint_below = not few or b[-1] < a[0]
@@ -371,12 +378,13 @@ def fmt(x, digits=3):
 
 def fmt_est(e, unit="x", mark=True, digits=2):
     """`1.23x [1.10–1.31]`: the ratio and its interval (an en dash between its ends: no minus sign
-    or exponent can be mistaken for it); `≈` in front when within noise of 1."""
+    or exponent can be mistaken for it); `≈` in front when not shown to differ from 1: within noise,
+    or from too few runs to judge (an unmarked ratio is one judged beyond the noise)."""
     if e is None:
         return "–"
     if e.single:
         return f"{e.value:.{digits}f}{unit}"
-    near = "≈" if mark and e.verdict == WITHIN_NOISE else ""
+    near = "≈" if mark and e.verdict in (WITHIN_NOISE, INSUFFICIENT) else ""
     return f"{near}{e.value:.{digits}f}{unit} [{e.lo:.{digits}f}–{e.hi:.{digits}f}]"
 
 
@@ -657,16 +665,23 @@ class Report:
         if self.reps < 2:
             self.out("**How sure:** this run has one repetition per benchmark, so no figure has a spread: each "
                      "is one run's, and a target is judged on it alone (said as \"one run: no spread\"). "
-                     "`spinwise-bench --repetitions N` (N >= 3) gives the intervals.")
+                     "`spinwise-bench --repetitions N` (N >= 3) gives the intervals, N >= 4 the verdicts on ratios.")
             self.out()
             return
         cov = order_interval_coverage(self.reps, 1)
+        too_few = ("" if self.reps >= MIN_RUNS else
+                   f" With {self.reps} repetitions no ratio is judged against 1 (a verdict needs {MIN_RUNS} a side: "
+                   f"two samples of {self.reps} runs of one lock have disjoint ranges "
+                   f"{2 / math.comb(2 * self.reps, self.reps):.0%} of the time, {MIN_RUNS} a side "
+                   f"{2 / math.comb(2 * MIN_RUNS, MIN_RUNS):.1%}), so every ratio "
+                   "carries `≈` (not shown to differ from 1); read the interval, or run "
+                   f"`spinwise-bench --repetitions {MIN_RUNS}` or more.")
         self.out(f"**How sure:** each figure comes from the {self.reps} repetitions of each benchmark. A ratio "
                  "is written `1.23x [1.10–1.31]`: the ratio of the two medians and its 95% bootstrap "
-                 f"interval ({RESAMPLES} resamples, fixed seed). A leading `≈` marks a ratio within noise of 1: "
-                 "the interval holds 1 or, with fewer than six repetitions a side, the two locks' "
-                 "min..max ranges overlap (the rule of `include/spinwise/runtime/uncertainty.hpp`, the one "
-                 "`spinwise-stress --compare` applies). An absolute figure is written `median [lo–hi]`, "
+                 f"interval ({RESAMPLES} resamples, fixed seed). A leading `≈` marks a ratio not shown to differ "
+                 "from 1: the interval holds 1, or with fewer than six repetitions a side the two locks' "
+                 "min..max ranges overlap, or there are too few repetitions to judge (the rule of `include/spinwise/runtime/uncertainty.hpp`, the one "
+                 f"`spinwise-stress --compare` applies).{too_few} An absolute figure is written `median [lo–hi]`, "
                  "lo–hi the median's distribution-free interval: below six repetitions that is min..max, "
                  f"which for {self.reps} repetitions holds the true median with probability {cov:.4g}, not 95%. "
                  "A target is *met* only when its whole interval is on the right side of the bound (and, "

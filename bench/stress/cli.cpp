@@ -159,7 +159,7 @@ static parse_outcome parse_flags(int argc, const char* const* argv, bool onto_ba
   o.repeat = 0;  // not given, until it is
   auto* o_sr = app.add_option("--repeat", o.repeat,
                               "runs per setting, reported as median, min..max and 95% interval "
-                              "(default 1; 5 with --compare)");
+                              "(default 1; 5 with --compare, whose verdicts need at least 4)");
   app.add_option("--order-seed", o.order_seed,
                  "interleave the settings' runs A B A B (0) or shuffled per round from this seed")
       ->capture_default_str();

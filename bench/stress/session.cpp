@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report.hpp"
+#include "spinwise/runtime/uncertainty.hpp"
 #include "sweep.hpp"
 
 namespace spinwise::stress {
@@ -83,7 +84,9 @@ void print_summaries(const session& s, std::ostream& human) {
                                 st.label + ": " + (st.args.empty() ? "(the base flags)" : st.args));
       }
       human << "\nratios against " << s.settings[0].label
-            << " (ratio of medians, 95% bootstrap interval; beyond noise when it excludes 1):\n";
+            << " (ratio of medians, 95% bootstrap interval; beyond noise when it excludes 1 and, below "
+            << "6 runs a side, the ranges do not overlap; no verdict below " << runtime::kMinRunsForVerdict
+            << " runs a side):\n";
       for (const setting_ratio& sr : s.ratios) {
         for (const metric_ratio& m : sr.metrics) {
           human << "  " << ratio_line(m, s.settings[sr.other].label, s.settings[sr.baseline].label) << "\n";

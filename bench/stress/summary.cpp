@@ -245,17 +245,28 @@ std::vector<setting_ratio> compare_settings(const std::vector<std::vector<run_re
   return out;
 }
 
+// Whether compare_medians gave a ratio: two runs a side and a baseline median that is not 0.
+static bool has_ratio(const metric_ratio& m) { return m.na >= 2 && m.nb >= 2 && m.a_median != 0; }
+
 std::string verdict_text(const metric_ratio& m) {
   if (m.ratio.verdict != runtime::difference::insufficient)
     return std::string(runtime::to_string(m.ratio.verdict));
-  if (m.na < 2 || m.nb < 2) return "no verdict: fewer than 2 runs a side (--repeat)";
-  return "no ratio: the baseline's median is 0";
+  if (m.na >= 2 && m.nb >= 2 && m.a_median == 0) return "no ratio: the baseline's median is 0";
+  const std::string min = std::to_string(runtime::kMinRunsForVerdict);
+  return std::string(runtime::to_string(runtime::difference::insufficient)) + " (" + std::to_string(m.na) +
+         " and " + std::to_string(m.nb) + " runs; a verdict needs " + min + " a side: --repeat " + min + ")";
 }
 
 std::string ratio_line(const metric_ratio& m, const std::string& other, const std::string& baseline) {
   std::string s = other + "/" + baseline + " " + m.metric->label;
-  if (m.ratio.verdict == runtime::difference::insufficient) return s + ": " + verdict_text(m);
   char buf[128];
+  if (m.ratio.verdict == runtime::difference::insufficient) {
+    // The ratio of medians without its interval: from two or three runs a side the bootstrap's
+    // interval is narrow and means little.
+    if (!has_ratio(m)) return s + ": " + verdict_text(m);
+    std::snprintf(buf, sizeof buf, " %.2fx: ", m.ratio.ratio);
+    return s + buf + verdict_text(m);
+  }
   std::snprintf(buf, sizeof buf, " %.2fx [%.2f-%.2f]: ", m.ratio.ratio, m.ratio.lo, m.ratio.hi);
   return s + buf + verdict_text(m);
 }
@@ -307,8 +318,9 @@ nlohmann::json compare_json(const std::vector<setting_ratio>& ratios, const std:
   return {{"baseline", label(0)},
           {"confidence", 0.95},
           {"method",
-           "ratio of medians; percentile bootstrap interval, 4000 resamples, fixed seed; beyond noise when "
-           "the interval excludes 1 and, below 6 runs a side, the ranges do not overlap"},
+           "ratio of medians; percentile bootstrap interval, 4000 resamples, fixed seed; no verdict below 4 "
+           "runs a side; beyond noise when the interval excludes 1 and, below 6 runs a side, the ranges do "
+           "not overlap"},
           {"ratios", arr}};
 }
 

@@ -6,7 +6,8 @@
 // The statistics are the runtime's (<spinwise/runtime/uncertainty.hpp>): a distribution-free
 // interval from order statistics (below six runs it is min..max, and its coverage says what that
 // is worth), and B/A with a fixed-seed bootstrap interval; "beyond noise" when that interval
-// excludes 1 (and, below six runs a side, the two ranges do not overlap). Everything here takes
+// excludes 1 (and, below six runs a side, the two ranges do not overlap); no verdict below
+// runtime::kMinRunsForVerdict (4) runs a side. Everything here takes
 // run results, so a test can inject them; nothing here runs a workload.
 
 #include <cstddef>
@@ -80,10 +81,12 @@ struct setting_ratio {
 // Every setting after the first against the first; `by_setting[i]` are setting i's runs.
 std::vector<setting_ratio> compare_settings(const std::vector<std::vector<run_result>>& by_setting);
 
-// "higher, beyond noise", "lower, beyond noise", "within noise", or why there is no verdict.
+// "higher, beyond noise", "lower, beyond noise", "within noise", or why there is no verdict
+// ("too few runs to judge (2 and 2 runs; a verdict needs 4 a side: --repeat 4)").
 std::string verdict_text(const metric_ratio& m);
 
-// "B/A requests/s 1.31x [1.12-1.52]: higher, beyond noise"
+// "B/A requests/s 1.31x [1.12-1.52]: higher, beyond noise"; below the runs a verdict needs, the
+// ratio without its interval: "B/A requests/s 1.31x: too few runs to judge (...)".
 std::string ratio_line(const metric_ratio& m, const std::string& other, const std::string& baseline);
 
 // {"baseline": "A", "confidence", "method", "ratios": [{"setting": "B", "of": "B/A", "metrics": {...}}]}

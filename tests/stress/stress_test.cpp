@@ -1416,10 +1416,18 @@ TEST(StressCompare, VerdictOnInjectedSamples) {
   EXPECT_EQ(ratio_of({70, 71, 69, 70, 72, 68}, "requests_per_s").ratio.verdict,
             spinwise::runtime::difference::lower);
 
-  // Three runs a side whose ranges overlap: within noise, whatever the bootstrap says.
-  const std::vector<st::setting_ratio> few =
-      st::compare_settings({injected_runs({100, 110, 105}), injected_runs({108, 115, 120})});
-  EXPECT_EQ(few.at(0).metrics.at(0).ratio.verdict, spinwise::runtime::difference::within_noise);
+  // Four runs a side whose ranges overlap: within noise, whatever the bootstrap says.
+  const std::vector<st::setting_ratio> overlap =
+      st::compare_settings({injected_runs({100, 110, 105, 104}), injected_runs({108, 115, 120, 117})});
+  EXPECT_EQ(overlap.at(0).metrics.at(0).ratio.verdict, spinwise::runtime::difference::within_noise);
+  // Two runs a side, 30% apart with disjoint ranges (issue 34: an A/A comparison at --repeat 2 did
+  // this to a third of its metrics): the ratio without an interval, and no verdict.
+  const st::metric_ratio few =
+      st::compare_settings({injected_runs({100, 102}), injected_runs({130, 133})}).at(0).metrics.at(0);
+  EXPECT_EQ(few.ratio.verdict, spinwise::runtime::difference::insufficient);
+  EXPECT_EQ(st::ratio_line(few, "B", "A"),
+            std::string("B/A ") + few.metric->label +
+                " 1.30x: too few runs to judge (2 and 2 runs; a verdict needs 4 a side: --repeat 4)");
 
   // A baseline whose median is 0 has no ratio; one run a side has no verdict.
   std::vector<st::run_result> zero = injected_runs({100, 101, 102});
@@ -1433,7 +1441,9 @@ TEST(StressCompare, VerdictOnInjectedSamples) {
   }
   const st::metric_ratio single =
       st::compare_settings({injected_runs({100}), injected_runs({200})}).at(0).metrics.at(0);
-  EXPECT_NE(st::ratio_line(single, "B", "A").find("no verdict: fewer than 2 runs a side"), std::string::npos);
+  EXPECT_EQ(st::ratio_line(single, "B", "A"),
+            std::string("B/A ") + single.metric->label +
+                ": too few runs to judge (1 and 1 runs; a verdict needs 4 a side: --repeat 4)");
 }
 
 // Guards against settings run back to back (A A A B B B: a machine that drifts over the session

@@ -20,8 +20,23 @@
 // its 2.5% and 97.5% quantiles; 4000 resamples from a fixed seed, so the same runs give the same
 // verdict). The difference is "beyond the noise" when that interval excludes 1 and, with fewer
 // than six runs on a side, the two samples' ranges do not overlap either (the bootstrap of tiny
-// samples is optimistic; disjoint ranges are what an experimenter demands of three to five runs
-// each). Otherwise: "within noise".
+// samples is optimistic). Otherwise: "within noise".
+//
+// No verdict below kMinRunsForVerdict (4) runs a side: "insufficient", though the ratio and its
+// interval are still given from two runs a side. The range rule is what decides below six runs,
+// and its false-alarm rate is exact: for two samples of n runs from one distribution (no ties)
+// every arrangement of the 2n ranks is equally likely, and the ranges are disjoint, one way or the
+// other, in 2 of the C(2n, n) ways of choosing which ranks are A's:
+//
+//   P(disjoint | no difference) = 2 / C(2n, n) = 2 n! n! / (2n)!
+//     n = 2: 1/3 (33%), n = 3: 1/10 (10%), n = 4: 1/35 (2.9%), n = 5: 1/126 (0.8%),
+//
+// per metric (and na, nb >= 4 a side give 2 / C(na + nb, na) <= 1/35). We want at most 5% per
+// metric: three a side give 10% (an A/A comparison of six metrics would call one "beyond noise"
+// about every other time), four give 2.9%. From six a side the bootstrap alone decides; its
+// false-alarm rate is measured, not derived: 3.5% to 4.3% from 6 to 16 runs a side, on lognormal
+// runs and on a mixture with a slow run in five (tests/calibration/uncertainty_test.cpp,
+// AaComparisons*, holds it under 5%).
 
 #include <cstddef>
 #include <cstdint>
@@ -47,18 +62,24 @@ enum class difference : std::uint8_t {
   within_noise = 0,  // the interval of B/A holds 1 (or, below six runs a side, the ranges overlap)
   higher = 1,        // B beyond the noise above A
   lower = 2,         // B beyond the noise below A
-  insufficient = 3,  // fewer than 2 repeats on a side, or a median of A that is 0
+  insufficient = 3,  // fewer than kMinRunsForVerdict runs on a side, or a median of A that is 0
 };
 std::string_view to_string(difference d) noexcept;
 
+// The fewest runs a side that get a verdict: at four, two samples of one distribution have
+// disjoint ranges with probability 1/35 (2.9%); at three, 1/10 (see the top of this file).
+inline constexpr std::size_t kMinRunsForVerdict = 4;
+
 struct ratio_interval {
   double ratio = 0;       // median(B) / median(A)
-  double lo = 0, hi = 0;  // bootstrap percentile interval of the ratio
+  double lo = 0, hi = 0;  // bootstrap percentile interval of the ratio (from two runs a side)
   double confidence = 0;
   difference verdict = difference::insufficient;
 };
 
-// B/A with its interval and verdict. `seed` fixes the resampling.
+// B/A with its interval and verdict. `seed` fixes the resampling. The ratio and interval need
+// two runs a side and a median of A that is not 0 (else all 0); the verdict needs
+// kMinRunsForVerdict runs a side (else insufficient).
 ratio_interval compare_medians(const std::vector<double>& a, const std::vector<double>& b,
                                double confidence = 0.95, std::uint64_t seed = 0x5eed,
                                std::size_t resamples = 4000);
