@@ -73,13 +73,31 @@ relax_env_report check_relax_env() {
   return r;
 }
 
+namespace {
+
+// An unset SPINWISE_PROFILE is no failure (startup_status::ok()).
+bool profile_failed(const profile_status& p) noexcept { return !p.ok() && p.code != profile_errc::not_set; }
+
+}  // namespace
+
 std::error_code startup_status::error_code() const noexcept {
-  if (!profile.ok() && profile.code != profile_errc::not_set) return profile.error_code();
+  if (profile_failed(profile)) return profile.error_code();
   if (!knobs.ok()) return knobs.error_code();
   return relax.error_code();
 }
 
 std::string startup_status::message() const {
+  std::string out;
+  const auto line = [&out](bool failed, const char* part, const std::string& m) {
+    if (failed) out += (out.empty() ? "spinwise " : "\nspinwise ") + std::string(part) + ": " + m;
+  };
+  line(profile_failed(profile), "profile", profile.message);
+  line(!knobs.ok(), "knobs", knobs.message);
+  line(!relax.ok(), "relax", relax.message);
+  return out;
+}
+
+std::string startup_status::notes() const {
   return "spinwise profile: " + profile.message + "\nspinwise knobs: " + knobs.message +
          "\nspinwise relax: " + relax.message;
 }

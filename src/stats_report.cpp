@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -85,12 +86,14 @@ std::string human_ns(double ns) {
   return fmt("%.0f ns", ns);
 }
 
-// The counters the SEMAPHORES lines print, as counts or as times. The text lists any other counter
-// of the table on a line of its own after them, so a counter added to the table is in the text.
+// The counters the SEMAPHORES lines print, as counts or as times (upgrades on a line of their own,
+// only where there were some: a mutex has none). The text lists any other counter of the table on
+// a line of its own after them, so a counter added to the table is in the text.
 constexpr std::uint64_t lock_stats_counts::*kSemaphoreCounters[] = {
     &lock_stats_counts::contended,  &lock_stats_counts::rounds,       &lock_stats_counts::parks,
     &lock_stats_counts::yields,     &lock_stats_counts::spin_won,     &lock_stats_counts::relaxes,
-    &lock_stats_counts::spin_ticks, &lock_stats_counts::acquisitions, &lock_stats_counts::wait_ticks};
+    &lock_stats_counts::spin_ticks, &lock_stats_counts::acquisitions, &lock_stats_counts::wait_ticks,
+    &lock_stats_counts::upgrades};
 
 bool in_semaphore_lines(std::uint64_t lock_stats_counts::*counter) {
   return std::find(std::begin(kSemaphoreCounters), std::end(kSemaphoreCounters), counter) !=
@@ -214,6 +217,10 @@ std::string format_stats_text(const stats_snapshot& s) {
                   human_ns(m.mean_wait_ns).c_str(), human_ns(m.max_wait_ns).c_str(),
                   human_ns(m.p50_wait_ns).c_str(), human_ns(m.p99_wait_ns).c_str());
     out += line;
+    if (t.upgrades != 0) {
+      std::snprintf(line, sizeof line, "  Upgrades SX -> X %" PRIu64 " (not acquisitions)\n", t.upgrades);
+      out += line;
+    }
     std::string others;
     for (const lock_stats_counter& k : kLockStatsCounters) {
       if (in_semaphore_lines(k.total)) continue;
@@ -311,7 +318,35 @@ struct prom_family {
   }
 };
 
+// The most ticks a wait of at most `ns` nanoseconds lasts at `hz`: floor(ns * hz / 1e9), exact in
+// 64 bits (hz's whole GHz and its remainder apart) for ns up to 1.8e10 and hz below 1e18.
+std::uint64_t ticks_within_ns(std::uint64_t ns, std::uint64_t hz) {
+  constexpr std::uint64_t kNsPerSecond = 1'000'000'000;
+  return ns * (hz / kNsPerSecond) + ns * (hz % kNsPerSecond) / kNsPerSecond;
+}
+static_assert(std::size(kPrometheusWaitBoundsNs) > 0 &&
+                  kPrometheusWaitBoundsNs[std::size(kPrometheusWaitBoundsNs) - 1] <= 18'000'000'000u,
+              "ticks_within_ns is exact for bounds up to 1.8e10 ns");
+
 }  // namespace
+
+std::array<std::uint64_t, std::size(kPrometheusWaitBoundsNs)> prometheus_wait_buckets(
+    const lock_stats_totals& t, std::uint64_t counter_hz) {
+  constexpr std::size_t kBounds = std::size(kPrometheusWaitBoundsNs);
+  std::array<std::uint64_t, kBounds> limit{};  // the most ticks within each bound
+  for (std::size_t i = 0; i < kBounds; ++i)
+    limit[i] = ticks_within_ns(kPrometheusWaitBoundsNs[i], counter_hz);
+  std::array<std::uint64_t, kBounds> cumulative{};
+  // The last log2 bucket also holds every longer wait: it has no upper edge, so +Inf only.
+  for (std::size_t b = 0; b + 1 < kWaitHistogramBuckets; ++b) {
+    const std::uint64_t longest = (std::uint64_t{2} << b) - 1;  // ticks: bucket b is [2^b, 2^(b+1))
+    const std::size_t first = static_cast<std::size_t>(
+        std::find_if(limit.begin(), limit.end(), [&](std::uint64_t l) { return longest <= l; }) -
+        limit.begin());
+    for (std::size_t i = first; i < kBounds; ++i) cumulative[i] += t.histogram[b];
+  }
+  return cumulative;
+}
 
 std::string format_stats_prometheus(const stats_snapshot& s) {
   std::string out;
@@ -335,21 +370,18 @@ std::string format_stats_prometheus(const stats_snapshot& s) {
       }
     }
   }
-  // The histogram: bucket b holds waits of [2^b, 2^(b+1)) ticks, so its upper bound is 2^(b+1) - 1
-  // ticks. Buckets above the highest non-empty one add nothing and are left out, but for +Inf.
+  // The histogram, on the fixed bounds of kPrometheusWaitBoundsNs (prometheus_wait_buckets says how
+  // the log2 tick buckets map onto them). Every bound is written, empty or not: a series that
+  // appeared only once a wait reached it would be missing from a sum over hosts until then.
   f.head("spinwise_lock_wait_seconds", "histogram", "time from the first failed attempt to acquisition");
   for (std::size_t i = 0; i < s.classes.size(); ++i) {
     const lock_stats_totals& t = s.classes[i].totals;
-    std::size_t top = 0;
-    for (std::size_t b = 0; b < kWaitHistogramBuckets; ++b) {
-      if (t.histogram[b] != 0) top = b;
-    }
-    std::uint64_t cumulative = 0;
-    for (std::size_t b = 0; b <= top; ++b) {
-      cumulative += t.histogram[b];
-      f.sample("spinwise_lock_wait_seconds_bucket",
-               labels[i] + ",le=\"" + prom_number(bucket_upper_ticks(b) * sec_per_tick) + "\"",
-               std::to_string(cumulative));
+    const auto cumulative = prometheus_wait_buckets(t, s.counter_hz);
+    for (std::size_t k = 0; k < cumulative.size(); ++k) {
+      f.sample(
+          "spinwise_lock_wait_seconds_bucket",
+          labels[i] + ",le=\"" + prom_number(static_cast<double>(kPrometheusWaitBoundsNs[k]) / 1e9) + "\"",
+          std::to_string(cumulative[k]));
     }
     std::uint64_t count = 0;
     for (std::uint64_t h : t.histogram) count += h;

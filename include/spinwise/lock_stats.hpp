@@ -7,7 +7,8 @@
 // and what the incident needed `perf top` to find:
 //
 //   acquisitions, contended acquisitions, spin rounds, relax instructions, ticks spent spinning,
-//   yields, parks (OS waits), total and maximum wait, and a log2 histogram of wait times.
+//   yields, parks (OS waits), total and maximum wait, a log2 histogram of wait times, and
+//   sx_lock's upgrades (SX -> X).
 //
 //   struct dict_stats_class { static constexpr std::string_view name = "dict_stats"; };
 //   using stats_latch = spinwise::hybrid_mutex_t<spinwise::innodb_policy<>,
@@ -56,11 +57,14 @@ namespace spinwise {
   X(parks, "os_waits", "futex waits (InnoDB's \"OS waits\")")              \
   X(wait_ticks, "wait_ticks", "counter ticks from the first failed attempt to acquisition")
 
-// Every counter: the acquisitions, then the wait record's.
+// Every counter: the acquisitions, the upgrades, then the wait record's. An upgrade is counted
+// under the mode it enters (x); it is no acquisition, and its wait for the S holders to leave is
+// in no counter.
 #define SPINWISE_STATS_COUNTERS(X)                                              \
   X(acquisitions, "acquisitions", "acquisitions, contended or not")             \
   X(contended, "contended", "contended acquisitions (InnoDB's \"spin waits\")") \
   X(spin_won, "spin_won", "contended acquisitions won before any futex wait")   \
+  X(upgrades, "upgrades", "upgrades from SX to X without release (sx_lock)")    \
   SPINWISE_WAIT_RECORD_COUNTERS(X)
 
 #define SPINWISE_STATS_FIELD_(member, key, help) std::uint64_t member = 0;
@@ -348,8 +352,9 @@ inline void reset_max_waits() noexcept {
 // The hooks a lock calls, for every statistics policy:
 //
 //   on_acquire(lock, mode, site)   every acquisition, contended or not, once the lock is held
-//   on_release(lock, mode)         every release (and the mode change of upgrade / downgrade:
-//   on_mode_change(lock, mode)     sx_lock's)
+//   on_release(lock, mode)         every release
+//   on_mode_change(lock, mode)     a held lock changes mode without release, to `mode`: sx_lock's
+//                                  upgrade() (x) and downgrade() (sx)
 //   on_contended(wait_record, mode)  after a contended acquisition, in addition to on_acquire
 //   wait_begin(lock, mode, site, since)  a wait starts; true: wait_end() follows when it ends, in
 //                                        the lock or not
@@ -413,8 +418,20 @@ struct class_stats {
       release_slow(*s, lock, m);
   }
 
+  // A change of mode without release: an upgrade (to x) is counted, as on_acquire counts, and a
+  // tracked hold takes its new mode. Not on any wait: upgrade() calls it once the S holders left.
   static void on_mode_change(const void* lock, lock_mode m) noexcept {
-    detail::stats_shard* s = shard_slot();
+    detail::stats_shard* s = shard();
+    if (m == lock_mode::x) {
+      detail::stats_shard& c = s != nullptr ? *s : record().overflow;  // no shard: out of memory
+      if (c.switches.load(std::memory_order_relaxed) & detail::kStatsCounting) {
+        if (SPINWISE_LIKELY(s != nullptr)) {
+          detail::add_to<true>(c.mode(m).upgrades, 1);
+        } else {
+          detail::add_to<false>(c.mode(m).upgrades, 1);
+        }
+      }
+    }
     if (SPINWISE_UNLIKELY(s != nullptr && s->tracked_holds.load(std::memory_order_relaxed) != 0))
       detail::retrack_hold(reinterpret_cast<std::uintptr_t>(lock), m);
   }

@@ -36,7 +36,7 @@ struct view {
   std::uint64_t (*buf_pool_acquisitions)();  // the class's acquisitions, from for_each_stats_class
   int (*classes_named_buf_pool)();           // how many classes for_each_stats_class lists by that name
   std::uint64_t (*jitter_draw)();            // the calling thread's next jitter draw
-  const void* (*state_address)();            // &shared_process_state_v3, as this module resolves it
+  const void* (*state_address)();            // &shared_process_state_v4, as this module resolves it
   std::error_code (*knob_error)();           // a refused knob's error code, made in this module
   int (*register_buf_pool)();                // register_knob_class<buf_pool_latch>: errc value, 0 ok
   int (*registry_buf_pool_delay)();          // find_knob_class("plugin_test_buf_pool")->get(...), -1: absent

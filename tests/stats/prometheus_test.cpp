@@ -260,6 +260,16 @@ std::size_t samples_of(const exposition& e, const std::string& fam, const std::s
   return n;
 }
 
+// The (le, cumulative count) buckets of class `cls`'s wait histogram, in the exposition's order.
+std::vector<std::pair<std::string, double>> buckets_of(const exposition& e, const std::string& cls) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const sample& b : e.families.at("spinwise_lock_wait_seconds").samples) {
+    if (b.name == "spinwise_lock_wait_seconds_bucket" && b.labels.at("class") == cls)
+      out.emplace_back(b.labels.at("le"), b.value);
+  }
+  return out;
+}
+
 // A snapshot whose every figure is known, the counter at 1 GHz (a tick is a ns).
 sw::stats_snapshot scripted() {
   sw::stats_snapshot s;
@@ -357,19 +367,20 @@ TEST(PrometheusExposition, ParsesAndEqualsTheJson) {
                      s.classes[1].name, "s"),
             150);
   EXPECT_EQ(e.families.at("spinwise_lock_wait_seconds").type, "histogram");
-  // The busy class's buckets: 6 waits up to 16383 ns, 8 up to 32767 ns, 8 in all.
-  std::vector<std::pair<std::string, double>> busy_buckets;
-  for (const sample& b : e.families.at("spinwise_lock_wait_seconds").samples) {
-    if (b.name == "spinwise_lock_wait_seconds_bucket" && b.labels.at("class") == s.classes[1].name)
-      busy_buckets.emplace_back(b.labels.at("le"), b.value);
-  }
-  ASSERT_EQ(busy_buckets.size(), 16u) << "buckets 0..14 and +Inf";
-  EXPECT_DOUBLE_EQ(std::strtod(busy_buckets[13].first.c_str(), nullptr), 16383e-9);
-  EXPECT_EQ(busy_buckets[12].second, 0);
-  EXPECT_EQ(busy_buckets[13].second, 6);
-  EXPECT_EQ(busy_buckets[14].second, 8);
-  EXPECT_EQ(busy_buckets[15].first, "+Inf");
-  EXPECT_EQ(busy_buckets[15].second, 8);
+  // The busy class's buckets: 6 waits of up to 16383 ns (counted at le 25 us), 8 up to 32767 ns
+  // (at 50 us), 8 in all.
+  const std::vector<std::pair<std::string, double>> busy_buckets = buckets_of(e, s.classes[1].name);
+  ASSERT_EQ(busy_buckets.size(), std::size(sw::kPrometheusWaitBoundsNs) + 1) << "every bound and +Inf";
+  EXPECT_EQ(busy_buckets[6].first, "1e-05");
+  EXPECT_EQ(busy_buckets[6].second, 0);
+  EXPECT_EQ(busy_buckets[7].first, "2.5e-05");
+  EXPECT_EQ(busy_buckets[7].second, 6);
+  EXPECT_EQ(busy_buckets[8].first, "5e-05");
+  EXPECT_EQ(busy_buckets[8].second, 8);
+  EXPECT_EQ(busy_buckets[busy_buckets.size() - 2].first, "10.0");
+  EXPECT_EQ(busy_buckets[busy_buckets.size() - 2].second, 8);
+  EXPECT_EQ(busy_buckets.back().first, "+Inf");
+  EXPECT_EQ(busy_buckets.back().second, 8);
   // The class name came back through the escapes unchanged.
   EXPECT_NE(text.find("class=\"buf_pool \\\"page\\\" \\\\ latch\\nsecond line\""), std::string::npos) << text;
 }
@@ -412,4 +423,101 @@ TEST(PrometheusExposition, LiveClassesParse) {
   EXPECT_EQ(value_of(e, "spinwise_lock_spin_won_total", "spinwise_lock_spin_won_total", cls, "x"), 3.0);
   EXPECT_DOUBLE_EQ(value_of(e, "spinwise_lock_spin_efficiency", "spinwise_lock_spin_efficiency", cls), 0.75);
   ASSERT_EQ(e.families.count("spinwise_process_cpu_seconds"), 1u);
+}
+
+namespace {
+
+// One class whose log2 bucket b holds b + 1 waits (every bucket, the unbounded last one included),
+// at the counter rate `hz`.
+sw::stats_snapshot every_bucket(std::uint64_t hz) {
+  sw::stats_snapshot s;
+  s.counter_hz = hz;
+  sw::lock_class_stats c;
+  c.name = "test.buckets";
+  for (std::size_t b = 0; b < sw::kWaitHistogramBuckets; ++b) c.totals.histogram[b] = b + 1;
+  s.classes = {c};
+  return s;
+}
+
+}  // namespace
+
+// Bug guarded: the bounds were the log2 tick buckets' upper edges over the host's counter rate
+// (le="4.770921715343931e-10" at 2.1 GHz): other on every host, so a fleet's histograms could not
+// be summed, and the first bucket was half a nanosecond. Now: the same fixed list in seconds at any
+// rate, from 100 ns, cumulative, ending at +Inf with every wait.
+TEST(PrometheusExposition, WaitBucketBoundsAreFixedWhateverTheCounterRate) {
+  const std::uint64_t total = sw::kWaitHistogramBuckets * (sw::kWaitHistogramBuckets + 1) / 2;
+  std::vector<std::string> first_les;
+  for (const std::uint64_t hz : {std::uint64_t{2'400'000'000}, std::uint64_t{24'000'000},
+                                 std::uint64_t{1'000'000'000}, std::uint64_t{3'000'000'007}}) {
+    const std::string text = sw::format_stats_prometheus(every_bucket(hz));
+    const exposition e = parse(text);  // also checks: cumulative, +Inf equal to _count
+    ASSERT_TRUE(e.error.empty()) << e.error << "\n" << text;
+    const std::vector<std::pair<std::string, double>> b = buckets_of(e, "test.buckets");
+    ASSERT_EQ(b.size(), std::size(sw::kPrometheusWaitBoundsNs) + 1) << hz;
+    std::vector<std::string> les;
+    for (std::size_t k = 0; k + 1 < b.size(); ++k) {
+      les.push_back(b[k].first);
+      EXPECT_EQ(std::strtod(b[k].first.c_str(), nullptr),
+                static_cast<double>(sw::kPrometheusWaitBoundsNs[k]) / 1e9);
+      if (k > 0) {
+        EXPECT_GE(b[k].second, b[k - 1].second) << "not cumulative at " << b[k].first;
+      }
+    }
+    EXPECT_GE(std::strtod(b.front().first.c_str(), nullptr), 100e-9) << "a first bucket below 100 ns";
+    EXPECT_EQ(b.back().first, "+Inf");
+    EXPECT_EQ(b.back().second, static_cast<double>(total)) << hz;
+    EXPECT_EQ(value_of(e, "spinwise_lock_wait_seconds", "spinwise_lock_wait_seconds_count", "test.buckets"),
+              static_cast<double>(total));
+    if (first_les.empty()) first_les = les;
+    EXPECT_EQ(les, first_les) << "bounds differ at " << hz << " Hz";
+  }
+}
+
+// Bug guarded: a log2 tick bucket that straddles a fixed bound counted below it (a count at le
+// that includes waits longer than le), or later than the first bound it fits under. Each bucket
+// is counted whole at the first bound at or above its longest wait, 2^(b+1) - 1 ticks; the last
+// bucket, unbounded, at +Inf only.
+TEST(PrometheusExposition, EachTickBucketCountsAtTheFirstBoundItFitsUnder) {
+  constexpr std::size_t kBounds = std::size(sw::kPrometheusWaitBoundsNs);
+  for (const std::uint64_t hz : {std::uint64_t{2'400'000'000}, std::uint64_t{24'000'000},
+                                 std::uint64_t{1'000'000'000}, std::uint64_t{19'200'000}}) {
+    for (std::size_t b = 0; b < sw::kWaitHistogramBuckets; ++b) {
+      sw::lock_stats_totals t;
+      t.histogram[b] = 7;
+      const auto cum = sw::prometheus_wait_buckets(t, hz);
+      std::size_t first = 0;  // where the bucket is counted; kBounds: +Inf only
+      while (first < kBounds && cum[first] == 0) ++first;
+      for (std::size_t k = first; k < kBounds; ++k)
+        EXPECT_EQ(cum[k], 7u) << "bucket " << b << " at " << hz << " Hz, bound " << k;
+      if (b + 1 == sw::kWaitHistogramBuckets) {
+        EXPECT_EQ(first, kBounds) << "the unbounded last bucket is counted at +Inf only";
+        continue;
+      }
+      // No tie at these rates: (2^(b+1) - 1) * 1e9 is never a bound times hz, so doubles decide.
+      const double longest_ns =
+          static_cast<double>((std::uint64_t{2} << b) - 1) * 1e9 / static_cast<double>(hz);
+      if (first < kBounds) {
+        EXPECT_LE(longest_ns, static_cast<double>(sw::kPrometheusWaitBoundsNs[first]))
+            << "bucket " << b << " at " << hz << " Hz counted below its longest wait";
+      }
+      if (first > 0) {
+        EXPECT_GT(longest_ns, static_cast<double>(sw::kPrometheusWaitBoundsNs[first - 1]))
+            << "bucket " << b << " at " << hz << " Hz counted later than the first bound it fits";
+      }
+    }
+  }
+  // At the edges, exactly: at 10 MHz a tick is 100 ns, so bucket 0 (0 or 1 tick) fits le 100 ns; a
+  // hair slower, it does not (250 ns); a hair faster, it does. Bucket 1 (up to 3 ticks, 300 ns) at 500 ns.
+  sw::lock_stats_totals t;
+  t.histogram[0] = 1;
+  t.histogram[1] = 10;
+  EXPECT_EQ(sw::prometheus_wait_buckets(t, 10'000'000)[0], 1u);
+  EXPECT_EQ(sw::prometheus_wait_buckets(t, 10'000'001)[0], 1u);
+  EXPECT_EQ(sw::prometheus_wait_buckets(t, 9'999'999)[0], 0u);
+  EXPECT_EQ(sw::prometheus_wait_buckets(t, 9'999'999)[1], 1u);
+  EXPECT_EQ(sw::prometheus_wait_buckets(t, 10'000'000)[1], 1u);
+  EXPECT_EQ(sw::prometheus_wait_buckets(t, 10'000'000)[2], 11u);
+  // An unknown rate claims no bound: +Inf only.
+  for (std::uint64_t c : sw::prometheus_wait_buckets(t, 0)) EXPECT_EQ(c, 0u);
 }

@@ -117,11 +117,11 @@ struct thread_state {
   void* tracked = nullptr;  // the thread's detail::tracked_thread (lock_tracking.hpp), once it has one
 };
 
-SPINWISE_PROCESS_WIDE inline process_state shared_process_state_v3;
-SPINWISE_PROCESS_WIDE inline thread_local thread_state shared_thread_state_v3;
+SPINWISE_PROCESS_WIDE inline process_state shared_process_state_v4;
+SPINWISE_PROCESS_WIDE inline thread_local thread_state shared_thread_state_v4;
 
-SPINWISE_ALWAYS_INLINE process_state& process() noexcept { return shared_process_state_v3; }
-SPINWISE_ALWAYS_INLINE thread_state& this_thread_state() noexcept { return shared_thread_state_v3; }
+SPINWISE_ALWAYS_INLINE process_state& process() noexcept { return shared_process_state_v4; }
+SPINWISE_ALWAYS_INLINE thread_state& this_thread_state() noexcept { return shared_thread_state_v4; }
 
 inline bool key_equals(const char* a, std::size_t alen, std::string_view b) noexcept {
   return alen == b.size() && (alen == 0 || std::memcmp(a, b.data(), alen) == 0);

@@ -9,10 +9,12 @@
 // applies the knobs (the two change disjoint things, so their order only fixes the report's), then reports
 // what became of SPINWISE_RELAX, which cpu_relax() reads by itself at first use and silently ignores when it
 // names no kind (a typo) or one this CPU cannot issue. Each part succeeds or fails on its own and all or
-// nothing: a part that fails changes nothing and its defaults stay in force. An engine logs the outcome:
+// nothing: a part that fails changes nothing and its defaults stay in force. An engine logs the problems,
+// and if it likes the full outcome:
 //
-//   if (const spinwise::startup_status st = spinwise::configure_from_env(); !st.ok())
-//     log_warning("%s", st.message().c_str());
+//   const spinwise::startup_status st = spinwise::configure_from_env();
+//   if (!st.ok()) log_warning("%s", st.message().c_str());  // only the parts that failed
+//   log_info("%s", st.notes().c_str());                      // every part, unset ones included
 //
 // The knob syntax, the registry and the errors: <spinwise/knob_registry.hpp> and docs/knobs.md.
 
@@ -70,9 +72,13 @@ struct startup_status {
   explicit operator bool() const noexcept { return ok(); }
   // The first failure's code (profile, knobs, relax), or no error.
   std::error_code error_code() const noexcept;
-  // Three lines, "spinwise profile: ...", "spinwise knobs: ...", "spinwise relax: ...", each part's
-  // outcome whether it failed or not.
+  // One line per part that failed ("spinwise profile: ...", "spinwise knobs: ...", "spinwise relax:
+  // ..."), in that order; empty when ok(). An unset variable is no failure and is not here.
   std::string message() const;
+  // Three lines, one per part as message() writes them, each part's outcome whether it failed or
+  // not ("SPINWISE_PROFILE is not set; the defaults stay in force", "SPINWISE_KNOBS applied 2
+  // knobs"): for an informational log line.
+  std::string notes() const;
 };
 
 // Loads $SPINWISE_PROFILE (load_profile_from_env(opt)), applies $SPINWISE_KNOBS

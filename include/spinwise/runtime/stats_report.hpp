@@ -6,6 +6,7 @@
 // SEMAPHORES counters and SQL Server's sys.dm_os_wait_stats: to see what a test did, take a
 // snapshot before and after it and report diff_stats(before, after).
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -83,9 +84,9 @@ std::string format_stats_text(const stats_snapshot& s);
 // the modes mode_reported lists, "max_wait_ticks", each figure of kLockClassFigures,
 // "wait_histogram_log2_ticks": [...]}]}. Counters are integers, figures doubles that read back
 // exactly. Version 1 named the format "schema" and printed figures with 6 significant digits;
-// version 3 added "spin_won" and "spin_efficiency"; version 4 "modes".
+// version 3 added "spin_won" and "spin_efficiency"; version 4 "modes"; version 5 "upgrades".
 inline constexpr std::string_view kStatsFormat = "spinwise.lock_stats";
-inline constexpr int kStatsFormatVersion = 4;
+inline constexpr int kStatsFormatVersion = 5;
 std::string format_stats_json(const stats_snapshot& s);
 
 // The same in the Prometheus text exposition format (version 0.0.4), for a /metrics endpoint or
@@ -94,9 +95,41 @@ std::string format_stats_json(const stats_snapshot& s);
 // ticks are the histogram's _sum), each with # HELP and # TYPE and one sample per class and mode,
 // labelled class="<name>" (backslash, double quote and newline escaped) and mode="x"|"s"|"sx" (the
 // modes mode_reported lists; sum by class for the class's total); the wait histogram as a
-// histogram family spinwise_lock_wait_seconds (cumulative buckets, le in seconds, +Inf, _sum,
-// _count); gauges spinwise_lock_max_wait_seconds and spinwise_lock_spin_efficiency; and the
-// snapshot's process CPU and wall seconds. Counter values are integers, exactly the JSON's.
+// histogram family spinwise_lock_wait_seconds (cumulative buckets at every bound of
+// kPrometheusWaitBoundsNs, le in seconds, then +Inf, _sum, _count); gauges
+// spinwise_lock_max_wait_seconds and spinwise_lock_spin_efficiency; and the snapshot's process CPU
+// and wall seconds. Counter values are integers, exactly the JSON's.
 std::string format_stats_prometheus(const stats_snapshot& s);
+
+// The bounds (le) of the Prometheus wait histogram, in ns: fixed, the same on every host whatever
+// its counter rate, so a fleet's histograms sum and histogram_quantile() reads them alike. From
+// 100 ns, about the shortest contended wait (a failed attempt and a cache-line transfer or two;
+// below it the counter itself is coarse on some hosts: 41.7 ns a tick at 24 MHz), to 10 s, past
+// which a wait is a stall (the watchdog's business; +Inf counts it, the max-wait gauge says how
+// long). Steps of 1, 2.5, 5 per decade, Prometheus' own default spacing: x2 to x2.5 apart, about
+// the log2 buckets' x2, which they are filled from, so a finer list would only add empty buckets.
+// A decade a line.
+// clang-format off
+inline constexpr std::uint64_t kPrometheusWaitBoundsNs[] = {
+    100,           250,           500,            // ns
+    1'000,         2'500,         5'000,          // us
+    10'000,        25'000,        50'000,
+    100'000,       250'000,       500'000,
+    1'000'000,     2'500'000,     5'000'000,      // ms
+    10'000'000,    25'000'000,    50'000'000,
+    100'000'000,   250'000'000,   500'000'000,
+    1'000'000'000, 2'500'000'000, 5'000'000'000,  // s
+    10'000'000'000};
+// clang-format on
+
+// The cumulative wait counts of `t` at each bound of kPrometheusWaitBoundsNs (the +Inf count is
+// the histogram's total). The log2 buckets are in counter ticks and cannot be split, so each is
+// counted whole at the first bound at or above its longest wait (bucket b: 2^(b+1) - 1 ticks,
+// compared exactly in integer ticks; the last bucket, unbounded above, at +Inf only): every wait
+// counted at a bound lasted at most that long, so each cumulative count is a lower bound of the
+// true one, never more; as the bounds are at least x2 apart and a bucket spans less than x2, a wait
+// is counted at most one bound above its own. counter_hz 0 (rate unknown): every wait at +Inf only.
+std::array<std::uint64_t, std::size(kPrometheusWaitBoundsNs)> prometheus_wait_buckets(
+    const lock_stats_totals& t, std::uint64_t counter_hz);
 
 }  // namespace spinwise
