@@ -242,9 +242,13 @@ def markdown(ctx, rows, peer_rows, variant_rows=()):
     alarms = [r for r in rows if r["peer"] and r["sign"] != 0]
     controls = [r for r in rows if r["peer"]]
     out.append("")
+    expected = sum(1 - r["coverage"] for r in rows if r["n"] >= MIN_PAIRS)
     out.append(f"**Summary:** {len(ours)} figures of spinwise locks: {len(better)} better, {len(worse)} worse, "
                f"{len(ours) - len(better) - len(worse)} within noise or too few pairs. "
-               f"A/A controls (peers): {len(alarms)} of {len(controls)} called different.")
+               f"A/A controls (peers): {len(alarms)} of {len(controls)} called different. Each interval "
+               f"misses the truth with probability 1 - coverage, so with no difference at all about "
+               f"{expected:.1f} of these {len(rows)} figures would be called different: read a lone verdict "
+               f"near 1 with that in mind.")
     if worse:
         out.append("")
         out.append("Worse beyond the noise: " + "; ".join(
