@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone on a fresh Debian 12 machine:
 #   0. format: every tracked C++ file is as clang-format (.clang-format) leaves it
-#   1. models: the SPIN models of the locks' park/wake protocols (tests/models), exhaustive, and
+#   1. models: the SPIN models of the locks' park/wake and FIFO-gate protocols (tests/models), exhaustive, and
 #      the mutants SPIN must reject; no build, ~20 s
 #   2. Release build, every test under ctest (packaging consumers included), -Werror
 #   3. the tests under ThreadSanitizer
@@ -237,7 +237,7 @@ PY
 for s in "${stages[@]}"; do
   case $s in
     format) stage format "clang-format on every C++ file" stage_format ;;
-    models) stage models "SPIN models of the park/wake protocols, exhaustive" stage_models ;;
+    models) stage models "SPIN models of the park/wake and FIFO-gate protocols, exhaustive" stage_models ;;
     release) stage release "Release build, all tests" stage_release ;;
     tsan) stage tsan "ThreadSanitizer build, all tests" stage_tsan ;;
     asan) stage asan "AddressSanitizer+UBSan build, all tests" stage_asan ;;

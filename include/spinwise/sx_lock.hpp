@@ -85,7 +85,7 @@
 // the mode they give up held abort with a message naming the call and the word, instead of leaving
 // the latch locked for good (unlock_sx() while X is held clears nothing), wrapping the S count or
 // setting X and SX together. The word says whether X, SX or S is held, not by whom: a release of a
-// mode another thread holds passes. On where NDEBUG is not defined, as assert() is, and off where it
+// mode another thread holds passes. On wherever NDEBUG is not defined, as assert() is, off where it
 // is; SPINWISE_CHECK_MODES=1 or 0 decides instead. The latch's inline functions differ with it, as
 // with assert(): set it alike in every translation unit of a program.
 #if !defined(SPINWISE_CHECK_MODES)

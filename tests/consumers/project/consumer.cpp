@@ -14,7 +14,7 @@
 struct buf_pool {
   static constexpr std::string_view name = "consumer.buf_pool";
 };
-using buf_pool_latch = spinwise::sx_lock_t<spinwise::time_policy<buf_pool>, spinwise::class_stats<buf_pool>>;
+using buf_pool_latch = spinwise::sx_lock_t<spinwise::time_policy<buf_pool>>::with_stats<buf_pool>;
 
 int main() {
   // The engine's start-up: register its class, then profile + knobs + relax in one call.
