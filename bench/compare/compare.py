@@ -142,8 +142,10 @@ def relax_ns(binary):
     return sorted(vals)[len(vals) // 2]
 
 
-def fmt_ci(ci):
-    return f"{ci.median:.3f} [{ci.lo:.3f}-{ci.hi:.3f}]"
+def paired(num, den, metric):
+    """The median of the per-round ratios num/den of `metric`, with its interval (rounds where
+    either side is missing or the denominator is 0 are left out)."""
+    return median_ci([n[metric] / d[metric] for n, d in zip(num, den) if n and d and d[metric] > 0])
 
 
 def analyse(runs, cells, locks, peers):
@@ -155,8 +157,7 @@ def analyse(runs, cells, locks, peers):
             if not a or not b:
                 continue
             for metric, higher in METRICS[cell_kind(cell)]:
-                ratios = [rb[metric] / ra[metric] for ra, rb in zip(a, b) if ra and rb and ra[metric] > 0]
-                ci = median_ci(ratios)
+                ci = paired(b, a, metric)
                 word, sign = verdict(ci, higher, metric)
                 rows.append({"cell": cell, "lock": lock, "metric": metric, "peer": lock in peers,
                              "n": ci.n, "ratio": ci.median, "lo": ci.lo, "hi": ci.hi, "coverage": ci.coverage,
@@ -181,10 +182,8 @@ def against_peers(runs, cells, locks, peers, side="b"):
                 theirs = runs.get((cell, peer, side))
                 if not mine or not theirs:
                     continue
-                ratios = [m[metric] / t[metric] for m, t in zip(mine, theirs) if m and t and t[metric] > 0]
-                if not higher:  # a speed-up: above 1 is better
-                    ratios = [1 / r for r in ratios if r > 0]
-                ci = median_ci(ratios)
+                # A speed-up: above 1 is better, so a lower-is-better metric is theirs / mine.
+                ci = paired(mine, theirs, metric) if higher else paired(theirs, mine, metric)
                 word = ("too few pairs" if ci.n < MIN_PAIRS else
                         "ahead" if ci.lo > 1 else "behind" if ci.hi < 1 else "within noise")
                 rows.append({"cell": cell, "lock": lock, "peer": peer, "metric": metric, "n": ci.n,
@@ -205,8 +204,7 @@ def variants(runs, cells, locks, side="b"):
             if not mine or not theirs:
                 continue
             for metric, higher in METRICS[cell_kind(cell)]:
-                ratios = [m[metric] / t[metric] for m, t in zip(mine, theirs) if m and t and t[metric] > 0]
-                ci = median_ci(ratios)
+                ci = paired(mine, theirs, metric)
                 word, _ = verdict(ci, higher, metric)
                 rows.append({"cell": cell, "lock": lock, "base": base, "metric": metric, "n": ci.n,
                              "ratio": ci.median, "lo": ci.lo, "hi": ci.hi, "verdict": word})
