@@ -555,9 +555,16 @@ TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
 }
 
 // Guards against a fan-out of one (the hot-page shape) or many clients breaking the hand-back.
+// The window is held open until threads + 1 requests are counted in it: a worker runs one
+// sub-query at a time, so at most `threads` counted requests began before the window, and at least
+// one began inside it and counted its statements. A fixed window alone (150 ms under TSan's scale)
+// counted none when a loaded CI host stalled the process through it (a request that began before
+// the window completed in it, no statement began in it).
 TEST(StressWorkload, HotPageLatchesTheLastPage) {
   st::workload_config c = small(st::scenario::hot_page);
   c.clients = 8;
+  c.min_requests = c.threads + 1;
+  c.max_duration_s = 60;
   const st::run_result r = run_with_work(c);
   expect_sound(r);
   EXPECT_GT(r.requests, 0u);
