@@ -22,7 +22,9 @@
 //                  stamp minus the holder's
 // Metrics: mops (acquisitions per us), cpu_ns_per_op (process CPU time per acquisition, user +
 // system: what spinning costs), jain (Jain's index of the per-thread acquisition counts, 1 = every
-// thread the same, 1/n = one thread took all), handoff_ns.
+// thread the same, 1/n = one thread took all), kept (the share of acquisitions made by the thread
+// that held the lock last: near 0 for a FIFO lock while the others wait, an order measure),
+// handoff_ns.
 
 #include <pthread.h>
 #include <sched.h>
@@ -67,16 +69,20 @@ using clock_type = std::chrono::steady_clock;
 // The data a critical section works on, on its own lines, and the checks that the lock did its
 // job: `inside` is raised by whoever holds the lock, so an entrant that finds it raised counts an
 // overlap; `count` is bumped under the lock and must equal the acquisitions the threads made.
+// `kept` counts the acquisitions made by the thread that held the lock last (a turn kept).
 struct alignas(128) guarded {
   std::uint64_t words[16] = {};
-  std::uint64_t count = 0;
+  std::uint64_t count = 0, kept = 0;
+  int last = -1;
   std::atomic<std::uint32_t> inside{0};
 };
 
-inline void critical_section(guarded& g, int words, std::atomic<std::uint64_t>& overlaps) {
+inline void critical_section(guarded& g, int words, std::atomic<std::uint64_t>& overlaps, int me) {
   if (g.inside.exchange(1, std::memory_order_relaxed) != 0) overlaps.fetch_add(1, std::memory_order_relaxed);
   for (int i = 0; i < words; ++i) g.words[i] = g.words[i] * 6364136223846793005ull + 1;
   ++g.count;
+  g.kept += g.last == me ? 1 : 0;
+  g.last = me;
   g.inside.store(0, std::memory_order_relaxed);
 }
 
@@ -107,7 +113,7 @@ bool pin_to(int cpu) {
 }
 
 struct result {
-  double mops = 0, cpu_ns_per_op = 0, jain = 0, handoff_ns = 0;
+  double mops = 0, cpu_ns_per_op = 0, jain = 0, kept = 0, handoff_ns = 0;
   std::uint64_t ops = 0, overlaps = 0;
   bool counts_agree = true;
 };
@@ -139,7 +145,7 @@ result run_threads(const cell& c, int ms) {
       while (phase.load(std::memory_order_acquire) == 0) std::this_thread::yield();
       while (phase.load(std::memory_order_relaxed) == 1) {
         lock->lock();
-        critical_section(*data, c.words, overlaps);
+        critical_section(*data, c.words, overlaps, t);
         lock->unlock();
         ++n;
         if (c.local > 0) x = local_work(x, c.local);
@@ -170,6 +176,7 @@ result run_threads(const cell& c, int ms) {
   r.mops = static_cast<double>(r.ops) / us;
   r.cpu_ns_per_op = r.ops > 0 ? static_cast<double>(cpu1 - cpu0) / static_cast<double>(r.ops) : 0;
   r.jain = sum2 > 0 ? sum * sum / (static_cast<double>(c.threads) * sum2) : 0;
+  r.kept = r.ops > 0 ? static_cast<double>(data->kept) / static_cast<double>(r.ops) : 0;
   r.overlaps = overlaps.load();
   r.counts_agree = data->count == r.ops;
   return r;
@@ -362,9 +369,9 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"lock\": \"%s\", \"cell\": \"%s\", \"ms\": %d, \"ops\": %llu, \"mops\": %.6g, \"cpu_ns_per_op\": "
       "%.6g, "
-      "\"jain\": %.6g, \"handoff_ns\": %.6g}\n",
+      "\"jain\": %.6g, \"kept\": %.6g, \"handoff_ns\": %.6g}\n",
       lock_name.c_str(), c->name, ms, static_cast<unsigned long long>(r.ops), r.mops, r.cpu_ns_per_op, r.jain,
-      r.handoff_ns);
+      r.kept, r.handoff_ns);
   if (r.overlaps != 0 || !r.counts_agree) {
     std::fprintf(stderr, "spinwise-cell: %s broke mutual exclusion in %s (%llu overlaps, counts %s)\n",
                  lock_name.c_str(), c->name, static_cast<unsigned long long>(r.overlaps),

@@ -211,7 +211,24 @@ def variants(runs, cells, locks, side="b"):
     return rows
 
 
-def markdown(ctx, rows, peer_rows, variant_rows=()):
+def turns_kept(runs, cells, locks):
+    """Turns kept (the share of acquisitions made by the thread that held the lock last), the
+    median of each side, in the contended cells: an order measure with no verdict (near 0 for a FIFO
+    lock while the others wait, so a ratio says little)."""
+    rows = []
+    for cell in cells:
+        if cell_kind(cell) != "contended":
+            continue
+        for lock in locks:
+            a, b = runs.get((cell, lock, "a")), runs.get((cell, lock, "b"))
+            kept_a = [r["kept"] for r in a or [] if r and "kept" in r]
+            kept_b = [r["kept"] for r in b or [] if r and "kept" in r]
+            if kept_a and kept_b:
+                rows.append({"cell": cell, "lock": lock, "a": median_ci(kept_a), "b": median_ci(kept_b)})
+    return rows
+
+
+def markdown(ctx, rows, peer_rows, variant_rows=(), order_rows=()):
     out = []
     out.append(f"# {ctx['label_b']} against {ctx['label_a']}\n")
     m = ctx["machine"]
@@ -267,6 +284,14 @@ def markdown(ctx, rows, peer_rows, variant_rows=()):
         for r in variant_rows:
             out.append(f"| {r['cell']} | {r['lock']} | {r['metric']} | {r['ratio']:.3f} "
                        f"[{r['lo']:.3f}-{r['hi']:.3f}] | {r['verdict']} |")
+    if order_rows:
+        out.append("")
+        out.append("## Order: turns kept (share of acquisitions by the last holder; medians, min-max of the runs)\n")
+        out.append(f"| cell | lock | {ctx['label_a']} | {ctx['label_b']} |")
+        out.append("|---|---|---|---|")
+        for r in order_rows:
+            out.append(f"| {r['cell']} | {r['lock']} | " + " | ".join(
+                f"{c.median:.3f} ({c.min:.3f}-{c.max:.3f})" for c in (r["a"], r["b"])) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -335,7 +360,8 @@ def main(argv):
     rows = analyse(runs, cells, locks, peers)
     peer_rows = against_peers(runs, cells, locks + b_only, peers)
     variant_rows = variants(runs, cells, locks + b_only)
-    text = markdown(ctx, rows, peer_rows, variant_rows)
+    kept_rows = turns_kept(runs, cells, locks)
+    text = markdown(ctx, rows, peer_rows, variant_rows, kept_rows)
     sys.stdout.write(text)
     if args.out:
         with open(args.out, "w") as f:

@@ -10,7 +10,8 @@
 // thread-local pool, no allocation, any number of mcs_mutexes held at once.
 //
 // Ownership is a separate word (detail/fifo_gate.hpp), as in ticket_mutex: the queue's head
-// publishes a heartbeat while it polls; a release hands the lock to the head while its heartbeat
+// publishes a heartbeat while it polls (each waiter stamps its own node, and the head that takes
+// the lock hands its successor's beat on); a release hands the lock to the head while its heartbeat
 // is fresh, and frees it for anyone once the head has not polled for the patience (20 us); an
 // arrival joins the queue only while its head runs. Classic MCS handed the lock to the next
 // waiter whether it ran or not and fell to 0.03x-0.42x of std::mutex with 4-16 threads per CPU
@@ -28,8 +29,9 @@
 // cannot overtake, so a delay only postpones its own turn and every turn behind it. It waits in
 // no delay unit (one relax per poll); its budget (spin_loops polls) is a relax count.
 //
-// Cost: 24 bytes (the queue tail, the ownership word and the heartbeat). Each waiter uses 16
-// bytes of its own stack. Uncontended lock+unlock = a load and a CAS, a load and a store.
+// Cost: 24 bytes (the queue tail, the ownership word and the head's heartbeat). Each waiter uses
+// 24 bytes of its own stack (its link, its head flag, its own heartbeat). Uncontended lock+unlock
+// = a load and a CAS, a load and a store.
 
 #include <atomic>
 #include <cstdint>
@@ -55,8 +57,11 @@ struct mcs_link {
 // A waiter's node, on its stack from enqueue to acquisition. head: 0 queued behind another waiter
 // -> 1 the queue's head (set at enqueue into an empty queue, or by the head before it that took
 // the lock and passed the queue on).
+// beat: its thread's heartbeat (fifo_gate::beat_now()), stamped at enqueue and while it waits,
+// handed on by the head before it when it becomes the head.
 struct mcs_waiter_node : mcs_link {
   std::atomic<std::uint32_t> head{0};
+  std::atomic<std::uint64_t> beat{0};
 };
 
 }  // namespace detail
@@ -133,18 +138,34 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   // Joins the queue and waits until this thread holds the lock.
   void queued(typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
     detail::mcs_waiter_node node;
-    // Enqueue: tail -> &node. Release publishes node's fields to whoever links or promotes it;
-    // acquire pairs with the previous enqueuer's release, so its node is complete before we link.
-    detail::mcs_link* prev = tail_.exchange(&node, std::memory_order_acq_rel);
+    // Enqueue: tail -> &node, showing first that we run: the node's beat, and the gate's when the
+    // queue is empty (we will be its head), before the node is visible. A CAS, not an exchange,
+    // so that "empty" is known before the tail moves. Release publishes node's fields to whoever
+    // links or promotes it; acquire (also on failure) pairs with the previous enqueuer's release,
+    // so its node is complete before we link, and with the last head's release CAS to null, so
+    // our vouch comes after any made before the queue emptied.
+    node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
+    detail::mcs_link* prev = tail_.load(std::memory_order_acquire);
+    do {
+      if (prev == nullptr) gate_.vouch(node.beat.load(std::memory_order_relaxed));
+    } while (!tail_.compare_exchange_weak(prev, &node, std::memory_order_acq_rel, std::memory_order_acquire));
     if (prev == nullptr) {
       node.head.store(1, std::memory_order_relaxed);  // an empty queue: we are its head
     } else {
       prev->next.store(&node, std::memory_order_release);  // link behind prev
+      std::uint64_t last = 0;
+      const std::uint64_t every = gate_t::beat_ticks();
       // Acquire pairs with the promotion below, made by the head before us.
-      while (node.head.load(std::memory_order_acquire) == 0) m.yield();
+      while (node.head.load(std::memory_order_acquire) == 0) {
+        if (!gate_t::kStrict && gate_t::beat_due(last, every))
+          node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
+        m.yield();
+      }
     }
     gate_.head_wait(w, m);
-    // We hold the lock. Pass the queue on: node dies when we return.
+    // We hold the lock: pass the queue on, vouching for the next head with its node's beat (read
+    // after its link, which it stamped before). No release runs before that: we hold. node dies
+    // when we return.
     detail::mcs_link* succ = node.next.load(std::memory_order_acquire);
     if (succ == nullptr) {
       detail::mcs_link* expected = &node;
@@ -154,8 +175,10 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
         return;
       succ = wait_for_link(node);  // someone enqueued behind node: wait for its link
     }
+    auto* next_head = static_cast<detail::mcs_waiter_node*>(succ);
+    gate_.vouch_waiter(next_head->beat.load(std::memory_order_relaxed));
     // Our successor is the head now; release pairs with its acquire load above.
-    static_cast<detail::mcs_waiter_node*>(succ)->head.store(1, std::memory_order_release);
+    next_head->head.store(1, std::memory_order_release);
   }
 
   // Waits out the two-instruction window between an enqueuer's exchange on tail_ and its link
@@ -173,8 +196,9 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     }
   }
 
+  using gate_t = detail::fifo_gate<PatienceUs>;
   std::atomic<detail::mcs_link*> tail_{nullptr};
-  detail::fifo_gate<PatienceUs> gate_;
+  gate_t gate_;
 };
 
 struct mcs_mutex_tag;

@@ -6,7 +6,8 @@
 // the lock can only go to the next ticket, and that thread is usually not running (0.04x-0.42x of
 // std::mutex with 4-16 threads per CPU on a 2-vCPU Emerald Rapids KVM guest, spinwise-bench,
 // 2026-11-30). Here the tickets only order the queue; ownership is a separate word
-// (detail/fifo_gate.hpp). The head of the queue publishes a heartbeat while it polls; a release
+// (detail/fifo_gate.hpp). The head of the queue publishes a heartbeat while it polls (and the two
+// waiters behind it theirs, handed on when one becomes the head); a release
 // hands the lock to the head while its heartbeat is fresh, and frees it for anyone once the head
 // has not polled for the patience (20 us); arrivals join the queue only while its head runs. So:
 // FIFO with a CPU per thread, and with more threads than CPUs the lock goes to threads that run.
@@ -23,7 +24,8 @@
 // default to a time-based policy; its budget (spin_loops polls) is a relax count. A time-based
 // policy (time_policy, exp_backoff_policy) still works: ticket_mutex_t<time_policy<ticket_mutex_tag>>.
 //
-// Cost: 24 bytes (the queue's two 32-bit counters in one word, the ownership word, the heartbeat).
+// Cost: 40 bytes (the queue's two 32-bit counters in one word, the ownership word, the head's
+// heartbeat and those of the two waiters behind it).
 // Uncontended lock+unlock = one load and one CAS, one load and one store.
 
 #include <atomic>
@@ -113,8 +115,7 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     for (;;) {
       if (queue_empty() && gate_.try_take_free()) break;
       if (gate_.queue_open(queue_empty())) {
-        // Take a number. Relaxed: the queue orders, ownership (held_) synchronizes.
-        queued(next_of(queue_.fetch_add(kTicketOne, std::memory_order_relaxed)), w, m);
+        queued(w, m);
         break;
       }
       if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
@@ -125,27 +126,68 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     m.done();
   }
 
-  // Waits in the queue with `ticket` until its thread holds the lock.
-  void queued(std::uint32_t ticket, typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
-    // Acquire pairs with the release advance below: the head before us cleared the heartbeat
-    // before it made us the head, so our first stamp cannot be overwritten by its clear.
-    while (ticket != head_of(queue_.load(std::memory_order_acquire)))
+  // Takes a ticket and waits in the queue until its thread holds the lock.
+  void queued(typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
+    // Take a number, showing first that we run (gate_t::vouch): a ticket that makes us the head,
+    // or one or two places behind it, is stamped before it is visible. Release on the CAS: the
+    // head that advances to us reads the stamp (below). Acquire on the load and on a failed CAS:
+    // an empty queue is seen after the advance that emptied it, so our stamp comes after any vouch
+    // made before. The queue orders, ownership (held_) synchronizes.
+    std::uint64_t q = queue_.load(std::memory_order_acquire);
+    std::uint32_t ticket;
+    do {
+      ticket = next_of(q);
+      show_running(ticket, ticket - head_of(q));
+    } while (!queue_.compare_exchange_weak(q, q + kTicketOne, std::memory_order_acq_rel, std::memory_order_acquire));
+    std::uint64_t last = 0;
+    const std::uint64_t every = gate_t::beat_ticks();
+    for (;;) {
+      const std::uint32_t place = ticket - head_of(queue_.load(std::memory_order_acquire));
+      if (place == 0) break;
+      if (gate_t::beat_due(last, every)) show_running(ticket, place);
       m.yield();  // someone ahead: it cannot be our turn before theirs
+    }
     gate_.head_wait(w, m);
-    // The next ticket is the head now: low half + 1, without a carry into the next-ticket half
-    // when the head wraps (only the holder advances it, and ticket is the head).
-    queue_.fetch_add(ticket == 0xffffffffu ? 1 - kTicketOne : 1, std::memory_order_release);
+    // Low half + 1, without a carry into the next-ticket half when the head wraps (only the
+    // holder advances it, and ticket is the head).
+    const std::uint64_t was = queue_.fetch_add(ticket == 0xffffffffu ? 1 - kTicketOne : 1, std::memory_order_acq_rel);
+    // Vouch for the new head, if there is one, with the beat it showed one place behind us. After
+    // the advance: its acquire reads past the CAS that queued the successor, so a stamp made
+    // before that CAS is seen (before the advance, a successor could stamp and queue between our
+    // read and the advance, and be head with no beat). No release runs in between: we hold.
+    const std::uint32_t successor = ticket + 1;
+    if (!gate_t::kStrict && next_of(was) != successor)
+      gate_.vouch_waiter(gate_t::beat_if_tagged(place_beat(successor).load(std::memory_order_relaxed), successor));
   }
 
+  // A waiter with `ticket`, `place` places behind the head (0: the head), shows that it runs.
+  void show_running(std::uint32_t ticket, std::uint32_t place) noexcept {
+    if constexpr (!gate_t::kStrict) {
+      if (place == 0) {
+        gate_.vouch(gate_t::beat_now());
+      } else if (place <= 2) {
+        place_beat(ticket).store(gate_t::tagged_beat(ticket), std::memory_order_relaxed);
+      }
+    }
+  }
+  // The waiters one and two places behind the head have tickets of both parities: one word each.
+  std::atomic<std::uint64_t>& place_beat(std::uint32_t ticket) noexcept {
+    return (ticket & 1) != 0 ? odd_beat_ : even_beat_;
+  }
+
+  using gate_t = detail::fifo_gate<PatienceUs>;
   std::atomic<std::uint64_t> queue_{0};
-  detail::fifo_gate<PatienceUs> gate_;
+  gate_t gate_;
+  // Tagged beats (fifo_gate::tagged_beat) of the waiters one and two places behind the head.
+  std::atomic<std::uint64_t> even_beat_{0}, odd_beat_{0};
 };
 
 struct ticket_mutex_tag;
 // Knobs for every ticket_mutex: ticket_mutex::policy::set_spin_loops(...).
 using ticket_mutex = ticket_mutex_t<no_backoff_policy<ticket_mutex_tag>>;
 
-static_assert(sizeof(ticket_mutex) == 24, "ticket_mutex is its queue, its ownership word and a heartbeat");
+static_assert(sizeof(ticket_mutex) == 40,
+              "ticket_mutex is its queue, its ownership word, the head's heartbeat and two behind it");
 static_assert(std::is_same_v<ticket_mutex::with_stats<struct ticket_mutex_tag>::policy, ticket_mutex::policy>,
               "turning statistics on keeps the alias's policy, Tag and knobs");
 

@@ -79,6 +79,20 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(len(v), 1)
         self.assertEqual((v[0]["lock"], v[0]["base"], v[0]["verdict"]), ("l_prompt", "l", "slower"))
 
+    def test_turns_kept_are_medians_per_side_in_the_contended_cells_only(self):
+        # Order has no verdict (near 0 for a FIFO lock, so a ratio says little): each side's median
+        # and range. Runs without the field (an older harness) and other cells are left out.
+        runs = {("8t", "l", "a"): [dict(contended(8), kept=k) for k in (0.9, 0.95, 0.98)],
+                ("8t", "l", "b"): [dict(contended(8), kept=k) for k in (0.1, 0.2, 0.4)],
+                ("handoff", "l", "a"): [{"handoff_ns": 300.0, "kept": 0.5}] * 3,
+                ("handoff", "l", "b"): [{"handoff_ns": 300.0, "kept": 0.5}] * 3,
+                ("8t", "old", "a"): [contended(8)] * 3, ("8t", "old", "b"): [contended(8)] * 3}
+        rows = compare.turns_kept(runs, ["8t", "handoff"], ["l", "old"])
+        self.assertEqual([(r["cell"], r["lock"]) for r in rows], [("8t", "l")])
+        self.assertAlmostEqual(rows[0]["a"].median, 0.95)
+        self.assertAlmostEqual(rows[0]["b"].median, 0.2)
+        self.assertEqual((rows[0]["b"].min, rows[0]["b"].max), (0.1, 0.4))
+
 
 STAND_IN = r'''#!/usr/bin/env python3
 # A stand-in for spinwise-cell: fixed figures, FACTOR x for lock "l".

@@ -45,7 +45,7 @@ TEST(Layout, GlobalsAreConstantInitializedAndFree) {
   EXPECT_FALSE(g_mcs.is_locked());
   EXPECT_FALSE(g_hybrid.is_locked());
   static_assert(sizeof(spinwise::tas_mutex) == 4 && sizeof(spinwise::ttas_mutex) == 4 &&
-                sizeof(spinwise::hybrid_mutex) == 4 && sizeof(spinwise::ticket_mutex) == 24 &&
+                sizeof(spinwise::hybrid_mutex) == 4 && sizeof(spinwise::ticket_mutex) == 40 &&
                 sizeof(spinwise::mcs_mutex) == 24);
 }
 
@@ -197,6 +197,83 @@ using strict_mcs =
     spinwise::mcs_mutex_t<spinwise::no_backoff_policy<spinwise::mcs_mutex_tag>, spinwise::no_stats, 0>;
 TEST(McsMutex, StrictVariantWaitsForItsHead) {
   EXPECT_EQ(order_with_a_stalled_head<keeps_order<strict_mcs>>(), (std::vector<int>{0, 1}));
+}
+
+// Bug guarded: a new queue head with no heartbeat until its own first poll, so that a release
+// just after the handoff freed the lock and the releaser took it straight back, ahead of the head
+// (ticket_mutex let the releaser overtake in nearly every unlock of a two-thread loop). B waits
+// behind A, then is stopped by a signal, so it can show nothing once it is the head; A takes the
+// lock from the main thread, lets it go and asks again at once. B ran until it was stopped, and
+// the lock must vouch for it with that: A's second request waits behind B. A patience of a second
+// keeps every beat B showed fresh, so the order does not depend on the host's scheduling; the
+// default patience runs the same code. Each lock says how a second waiter shows in its queue.
+constexpr std::uint32_t kSecondUs = 1'000'000;
+using patient_ticket =
+    spinwise::ticket_mutex_t<spinwise::no_backoff_policy<spinwise::ticket_mutex_tag>, spinwise::no_stats, kSecondUs>;
+using patient_mcs =
+    spinwise::mcs_mutex_t<spinwise::no_backoff_policy<spinwise::mcs_mutex_tag>, spinwise::no_stats, kSecondUs>;
+bool two_queued(patient_ticket& m) { return m.waiting() == 2; }
+bool two_queued(patient_mcs& m) {
+  // The tail (the lock's first member) is a node that is not the head: someone is queued ahead.
+  // The nodes live while their threads wait, and neither can stop waiting while the caller or a
+  // stopped thread holds its turn.
+  static_assert(std::is_standard_layout_v<patient_mcs>);
+  const auto* tail = reinterpret_cast<std::atomic<spinwise::detail::mcs_waiter_node*>*>(&m)->load();
+  return tail != nullptr && tail->head.load() == 0;
+}
+
+template <class Lock>
+std::vector<int> order_after_a_handoff_to_a_stopped_head() {
+  struct sigaction sa {};
+  sa.sa_handler = stall_until_go;
+  sigemptyset(&sa.sa_mask);
+  EXPECT_EQ(sigaction(SIGUSR1, &sa, nullptr), 0);
+  g_head_stalled = false;
+  g_head_go = false;
+  Lock m;
+  std::vector<int> order;  // written under m
+  std::atomic<int> got{0};
+  std::atomic<bool> a_asks_again{false};
+  m.lock();
+  std::thread a([&] {
+    m.lock();
+    order.push_back(0);
+    got.fetch_add(1);
+    m.unlock();
+    a_asks_again = true;
+    m.lock();
+    order.push_back(2);
+    got.fetch_add(1);
+    m.unlock();
+  });
+  while (!m.has_waiters()) std::this_thread::yield();  // a is the head
+  std::thread b([&] {
+    m.lock();
+    order.push_back(1);
+    got.fetch_add(1);
+    m.unlock();
+  });
+  while (!two_queued(m)) std::this_thread::yield();  // b is behind a
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  pthread_kill(b.native_handle(), SIGUSR1);
+  while (!g_head_stalled.load()) std::this_thread::yield();
+  m.unlock();
+  // Until a has its second turn (the bug) or waits behind b (queued: b, still stopped, is the head
+  // and a behind it).
+  while (!(a_asks_again.load() && (got.load() == 2 || two_queued(m)))) std::this_thread::yield();
+  g_head_go = true;
+  a.join();
+  b.join();
+  signal(SIGUSR1, SIG_DFL);
+  EXPECT_FALSE(m.is_locked());
+  return order;
+}
+
+TEST(TicketMutex, TheNextHeadKeepsItsTurnFromTheHandoff) {
+  EXPECT_EQ(order_after_a_handoff_to_a_stopped_head<patient_ticket>(), (std::vector<int>{0, 1, 2}));
+}
+TEST(McsMutex, TheNextHeadKeepsItsTurnFromTheHandoff) {
+  EXPECT_EQ(order_after_a_handoff_to_a_stopped_head<patient_mcs>(), (std::vector<int>{0, 1, 2}));
 }
 
 // Bug guarded: a parked waiter never woken (the lost wake-up of a futex lock that forgets it had

@@ -15,11 +15,14 @@
  * wait_for_link) happen inside the queue and touch neither held_ nor beat_.
  *
  * The gate: held_ 0 free, 1 held, 2 free but reserved for the queue's head; beat_ the head's
- * heartbeat (0: the head has not polled since it became head). Three threads, bounded:
+ * heartbeat (0: none). ticket_mutex's slots: even_beat_ and odd_beat_, the beats of the waiters
+ * one and two places behind the head. (mcs_mutex keeps each waiter's beat in its own node and
+ * hands on its successor's; the same facts at the same points, exact at every place.) Three
+ * threads, bounded:
  *   T0, T1  two calls each, each lock() or try_lock() (chosen by the checker)
  *   T2      two lock() calls
  * Two variants: default (patience > 0) and -DSTRICT (patience 0: head_stale() is always false,
- * head_beat() and head_passed() do nothing).
+ * head_beat() and the vouches do nothing).
  *
  * Checked:
  *   - mutual exclusion: a count of the threads between their acquiring step and their release
@@ -42,12 +45,18 @@
  *     that read the queue empty before a ticket was taken may still enter first: its doorway (read
  *     the queue, CAS the word) overlapped the ticket, as FCFS allows.
  *
- * The default variant does not claim order, and -DORDER shows why: a thread may overtake a
- * queued one when the head looks stale (by design), and also, with -DFRESH_WHEN_STAMPED (a head
- * that has polled always looks fresh: every thread has its CPU), before a new head's first
- * head_beat(): after a ticket into an empty queue, or between head_passed() and the successor's
- * first stamp. beat_ is 0 there, head_stale() is true, release() frees the lock and an arrival
- * barges in (docs/model-checking.md).
+ * The default variant claims order only while every thread runs, checked with -DORDER
+ * -DFRESH_WHEN_STAMPED (a head with a beat always looks fresh: every thread has its CPU). A new
+ * head is never without a beat: an arrival into an empty queue stamps beat_ before its CAS makes
+ * its ticket visible, and the waiters one and two places behind the head stamp a word each
+ * (slot[ticket % 2], tagged with the ticket), which the head that takes the lock copies into beat_
+ * for its successor once its advance has shown that there is one (the advance's acquire reads
+ * past the successor's CAS, and so past its stamp; copied before it, the model found a successor
+ * that stamped and queued between the copy and the advance, with no beat). Without either (the two mutants below) beat_ is 0 between
+ * a new head's designation and its first poll, a release there frees the lock and the releaser
+ * barges back in: the overtaking the review measured. With more threads than the model has, a
+ * waiter three or more places back that moves up to second place has stamped nothing yet: the
+ * header says so (fifo_gate.hpp); with three threads no waiter is ever more than two places back.
  *
  * Abstractions, and why each is sound:
  *   - The clock. head_stale() is a nondeterministic choice wherever the header calls it: stale or
@@ -70,23 +79,25 @@
  *   - Steps on different atomics are separate steps, as in the header: queue_empty() and the CAS
  *     of try_take_free(); queue_open()'s queue read, its heartbeat read, and the fetch_add that
  *     takes the ticket; release()'s queue read and its store (its heartbeat read is merged into
- *     the store: only the holder, which is the releaser, clears beat_, so a fresh reading stays
- *     possible until the store, and a stale one is always possible).
+ *     the store: only the holder, which is the releaser, vouches with a 0, so a fresh reading stays
+ *     possible until the store, and a stale one is always possible). The enqueue is the header's
+ *     CAS loop: one atomic read of the queue word, the stamps for the place it shows, the CAS.
  *   - The 2^32 wrap of the tickets (tested in C++) is not modelled: there are at most six.
  *   - Memory orders: sequential consistency. Exclusion is held_ alone (acquire CAS, release
  *     store), totally ordered as RMWs and stores on one atomic. The relaxed reads of the queue
  *     and of beat_ get the latest value here; in C++ they may get an older one, bounded by the
  *     happens-before that held_'s release/acquire chain gives (docs/model-checking.md: not
- *     checked, argued). The header's one cross-variable
- *     ordering, the release advance of the head ticket against the next head's acquire turn
- *     check (so the new head's first stamp is not overwritten by the old head's clear), is message
- *     passing, trivially true under SC; it affects only the order of the default variant.
+ *     checked, argued). The header's cross-variable
+ *     orderings (a place stamp before the CAS that queues it, read by the head's acquire advance;
+ *     the last head's stamps before its advance, read by an arrival's acquire load of the queue)
+ *     are message passing, trivially true under SC; they affect only the order of the default
+ *     variant.
  *   - Statistics, TSan hooks, the wait meter: no lock state; left out.
  *   - Timed calls: ticket_mutex and mcs_mutex have none (not TimedLockable; a thread that took a
  *     ticket cannot give it back), so no thread here gives up, except try_lock(), which takes no
  *     ticket.
  *
- * Mutants that must fail (the runner checks all four):
+ * Mutants that must fail (the runner checks all six):
  *   -DMUTANT_HEAD_TAKES_HELD            head_try_take() without `h != kHeld`: its CAS 1 -> 1
  *                                       succeeds (assertion violated: exclusion)
  *   -DMUTANT_HEAD_WAITS_FOR_RESERVATION head_try_take() takes only a reservation, not a free
@@ -96,6 +107,12 @@
  *                                       barge (assertion violated: order)
  *   -DSTRICT -DMUTANT_TRYLOCK_IGNORES_QUEUE try_lock() = try_take_free() alone, without
  *                                       queue_empty() (assertion violated: order)
+ *   -DORDER -DFRESH_WHEN_STAMPED -DMUTANT_NO_SUCCESSOR_BEAT  the head that takes the lock leaves
+ *                                       beat_ at 0 and does not vouch for its successor (the old
+ *                                       head_passed()): a release before the successor's first
+ *                                       poll frees the lock (assertion violated: order)
+ *   -DORDER -DFRESH_WHEN_STAMPED -DMUTANT_NO_ARRIVAL_VOUCH  an arrival into an empty queue does not
+ *                                       stamp beat_ (assertion violated: order)
  * And one for use by hand, which must pass: -DSTRICT -DMUTANT_RELEASE_FREES (release() always
  * frees): in the strict variant only a call that read the queue empty can take a free lock, so
  * the reservation changes no FCFS order (docs/model-checking.md).
@@ -123,6 +140,7 @@
 
 byte held = FREE;  /* held_ */
 bool beat;         /* beat_ != 0 */
+byte slot[2];      /* ticket_mutex's even_beat_ / odd_beat_: 0 none, else the stamping ticket + 1 */
 byte next, qhead;  /* queue_: next ticket to hand out, ticket at the head */
 
 /* Ghost state for the checks. */
@@ -177,10 +195,53 @@ inline take_free_if_queue_empty(me) {
   fi
 }
 
-/* ticket_mutex::queued(): wait for our turn, head_wait(), pass the queue on. */
+/* ticket_mutex::show_running(t, place) */
+inline show_running(t, place) {
+#ifndef STRICT
+  if
+#ifndef MUTANT_NO_ARRIVAL_VOUCH
+  :: place == 0 -> beat = true              /* gate_.vouch(beat_now()) */
+#endif
+  :: place == 1 || place == 2 -> slot[t % 2] = t + 1
+  :: else -> skip
+  fi
+#else
+  skip
+#endif
+}
+
+/* ticket_mutex::queued(): take a ticket (the CAS loop), wait for our turn, head_wait(), vouch for
+ * the successor, pass the queue on. */
 inline queued(me) {
-  qhead == ticket;   /* while (ticket != head_of(queue_.load(acquire))) m.yield(); */
-  /* gate_.head_wait(): head_beat() stamps first (last = 0: now - last >= every) */
+  enq = false;
+  do
+  :: !enq ->
+     atomic { t = next; h = qhead };   /* q = queue_.load(acquire) (or the failed CAS's value) */
+     show_running(t, t - h);
+     atomic {                          /* CAS q -> q + kTicketOne */
+       if
+       :: next == t && qhead == h ->
+          ticket = t; next++; enq = true;
+#ifdef ORDER
+          before[me] = waiting;
+          waiting = waiting | (1 << me)
+#else
+          skip
+#endif
+       :: else -> skip
+       fi
+     }
+  :: enq -> break
+  od;
+  /* while (place != 0) { stamp when due; yield } (one stamp a place: freshness is a choice) */
+  do
+  :: qhead == ticket -> break
+#ifndef STRICT
+  :: (ticket - qhead == 1 || ticket - qhead == 2) && slot[ticket % 2] != ticket + 1 ->
+     slot[ticket % 2] = ticket + 1
+#endif
+  od;
+  /* gate_.head_wait(): head_beat() stamps first (last = 0: due at once) */
 #ifndef STRICT
   beat = true;
 #endif
@@ -192,11 +253,21 @@ inline queued(me) {
 #else
   atomic { held != HELD -> held = HELD; enter(me) };
 #endif
-  /* head_passed(): beat_ = 0, before the advance makes the next ticket the head */
 #ifndef STRICT
-  beat = false;
+  beat = false;   /* head_wait()'s vouch(0) once it holds the lock */
 #endif
-  qhead++   /* queue_.fetch_add(1, release): (next, head) -> (next, head + 1) */
+  /* q = queue_.fetch_add(1, acq_rel): (next, head) -> (next, head + 1) */
+  atomic { succ = (next != ticket + 1); qhead++ };
+  /* if (next_of(q) != ticket + 1) gate_.vouch(beat_if_tagged(place_beat(ticket + 1), ticket + 1)):
+   * after the advance, whose acquire reads past the successor's CAS, so its place stamp is seen */
+#if !defined(STRICT) && !defined(MUTANT_NO_SUCCESSOR_BEAT)
+  if
+  :: succ -> beat = (slot[(ticket + 1) % 2] == ticket + 2)
+  :: else -> skip
+  fi
+#else
+  skip
+#endif
 }
 
 /* fifo_gate::barge(): true with the lock, false to look at the queue again. */
@@ -228,14 +299,6 @@ inline lock_slow(me) {
      fi;
      if
      :: !stale ->
-        /* queue_.fetch_add(kTicketOne): take a number */
-        atomic {
-          ticket = next; next++;
-#ifdef ORDER
-          before[me] = waiting;
-          waiting = waiting | (1 << me)
-#endif
-        };
         queued(me);
         ok = true;
         break
@@ -298,8 +361,8 @@ inline unlock(me) {
 
 /* tries: 0 lock() only; 1 lock() or try_lock(), chosen per call */
 proctype thread(byte me; byte iters; bool tries) {
-  byte i = 0, ticket;
-  bool ok, qe, stale;
+  byte i = 0, ticket, t, h;
+  bool ok, qe, stale, enq, succ;
   do
   :: i == iters -> break
   :: i < iters ->

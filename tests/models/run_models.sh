@@ -75,6 +75,11 @@ check "fifo_gate strict mutant: strict reads the clock" fifo_gate.pml \
   "-DSTRICT -DMUTANT_STRICT_READS_CLOCK" $safe "" "assertion violated"
 check "fifo_gate strict mutant: try_lock ignores the queue" fifo_gate.pml \
   "-DSTRICT -DMUTANT_TRYLOCK_IGNORES_QUEUE" $safe "" "assertion violated"
+check "fifo_gate order while every thread runs" fifo_gate.pml "-DORDER -DFRESH_WHEN_STAMPED" $safe "" pass
+check "fifo_gate mutant: no successor beat at the handoff" fifo_gate.pml \
+  "-DORDER -DFRESH_WHEN_STAMPED -DMUTANT_NO_SUCCESSOR_BEAT" $safe "" "assertion violated"
+check "fifo_gate mutant: no vouch on arrival into an empty queue" fifo_gate.pml \
+  "-DORDER -DFRESH_WHEN_STAMPED -DMUTANT_NO_ARRIVAL_VOUCH" $safe "" "assertion violated"
 
 filters=("$@")
 selected() {  # name: chosen by the command line (every check when it names none)

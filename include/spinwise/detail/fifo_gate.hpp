@@ -9,7 +9,7 @@
 //
 //   held_  0 free: anyone may take it          1 held
 //          2 free, reserved for the queue's head (a FIFO handoff)
-//   beat_  the head's heartbeat: the cycle counter when the head last polled (0: none yet)
+//   beat_  the head's heartbeat: a beat (beat_now()) from when it last showed it runs (0: none)
 //
 // The head of the queue stamps beat_ as it polls (at most every kBeatNs). A release with waiters
 // queued reserves the lock for the head if its beat is fresh (younger than the patience), which
@@ -20,6 +20,21 @@
 // arrival queued: FIFO. When threads outnumber CPUs the lock goes to threads that run, as a TTAS
 // lock's does, and the queue drains as its members get CPU time.
 //
+// A new head is never without a beat: the lock vouches for it (vouch()) with the last beat it
+// showed itself. An arrival into an empty queue stamps beat_ before its place in the queue is
+// visible; a head that takes the lock hands on its successor's own beat, which each lock keeps
+// for the waiters close to the head (ticket_mutex: the waiters one and two places behind it stamp
+// a word each; mcs_mutex: every waiter stamps its own queue node). Before this, beat_ was 0 from
+// the handoff until the new head's first poll, a release in that window freed the lock, and the
+// releaser took it straight back: ticket_mutex let the releaser overtake in nearly every unlock of
+// a two-thread loop.
+//
+// A beat is the low 48 bits of the cycle counter (days before they wrap at 1-4 GHz), never 0.
+// A head stamps between its policy's rounds: a policy whose rounds outlast the patience (long
+// innodb or time rounds) makes a spinning head look stale mid-round. The default policy of both
+// locks (no_backoff_policy) polls after every relax; with another, keep its longest round under
+// the patience or raise the patience.
+//
 // Patience (template parameter of the locks): 20 us by default, about 100 polls of a head that
 // spins and longer than a yield that returns on an idle CPU; 0 never calls a head stale (strict
 // FIFO, the old behaviour). Only order depends on it: exclusion is held_ alone (acquire CAS,
@@ -28,10 +43,12 @@
 // Its SPIN model: tests/models/fifo_gate.pml (exclusion, no waiter stranded, strict order;
 // docs/model-checking.md).
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/config.hpp"
 
 namespace spinwise::detail {
 
@@ -69,28 +86,59 @@ class fifo_gate {
   }
   // The holder lets go: with nobody queued, free; else reserved for a running head, or free.
   void release(bool queue_empty) noexcept {
-    held_.store(queue_empty || head_stale() ? kFree : kReserved, std::memory_order_release);
-  }
-
-  // The head polls: stamps beat_ every `every` ticks (beat_ticks()).
-  void head_beat(std::uint64_t& last, std::uint64_t every) noexcept {
-    if constexpr (!kStrict) {
-      const std::uint64_t now = read_counter();
-      if (now - last >= every) {
-        last = now;
-        beat_.store(now == 0 ? 1 : now, std::memory_order_relaxed);
-      }
+    if (SPINWISE_LIKELY(queue_empty)) {
+      held_.store(kFree, std::memory_order_release);
+    } else {
+      release_to_queue();
     }
   }
-  // The head has the lock and passes the queue on: the next head has not polled yet.
-  void head_passed() noexcept {
-    if constexpr (!kStrict) beat_.store(0, std::memory_order_relaxed);
+
+  // A beat of the calling thread, now: the low 48 bits of the counter, never 0 (0 is "none").
+  static std::uint64_t beat_now() noexcept {
+    const std::uint64_t t = read_counter() & kBeatMask;
+    return t == 0 ? 1 : t;
+  }
+  // True, and `last` moved on, once `every` ticks (beat_ticks()) have passed since `last`: how a
+  // waiter throttles its stamps (a store to a shared line per poll would be read by every poller).
+  static bool beat_due(std::uint64_t& last, std::uint64_t every) noexcept {
+    const std::uint64_t now = read_counter();
+    if (last != 0 && now - last < every) return false;
+    last = now;
+    return true;
+  }
+
+  // The head polls: stamps beat_ every `every` ticks.
+  void head_beat(std::uint64_t& last, std::uint64_t every) noexcept {
+    if constexpr (!kStrict) {
+      if (beat_due(last, every)) beat_.store(beat_now(), std::memory_order_relaxed);
+    }
+  }
+  // The queue has a new head, which last showed it runs at `beat` (0: unknown, so stale). Called
+  // by an arrival into an empty queue before its place is visible, and by a head that has taken
+  // the lock, for its successor, before it passes the queue on (only the holder does that, so no
+  // release runs in between).
+  void vouch(std::uint64_t beat) noexcept {
+    if constexpr (!kStrict) beat_.store(beat, std::memory_order_relaxed);
+  }
+  // The same for a new head with a beat it showed while it waited behind the last one (0: none):
+  // that beat counts for a quarter of the patience only. A waiter that runs stamps as the head
+  // within one poll of becoming it (its own beats count for the whole patience); one that yielded
+  // its CPU away and has not run since gets a reservation only while its beat is that young.
+  // (Vouched for the whole patience, a successor that had polled just before it was descheduled
+  // kept the lock reserved and idle for up to 20 us: mcs_mutex lost 10% at 4x oversubscription,
+  // bench/results/compare-amd/fifo-order.)
+  void vouch_waiter(std::uint64_t beat) noexcept {
+    if constexpr (!kStrict) {
+      const std::uint64_t aged = (beat - (patience_ticks() - patience_ticks() / 4)) & kBeatMask;
+      beat_.store(beat == 0 ? 0 : aged == 0 ? 1 : aged, std::memory_order_relaxed);
+    }
   }
   // An arrival may join the queue: it is empty, or its head runs.
   bool queue_open(bool queue_empty) const noexcept { return queue_empty || !head_stale(); }
 
   // The queue head's wait, until it holds the lock: Policy rounds while the budget lasts, then a
-  // yield per poll, stamping its heartbeat all along. The caller then passes the queue on.
+  // yield per poll, stamping its heartbeat all along; it leaves beat_ at 0. The caller then
+  // vouches for the next head, if any, and passes the queue on.
   template <class Waiter, class Meter>
   void head_wait(Waiter& w, Meter& m) noexcept {
     std::uint64_t beat = 0;
@@ -98,14 +146,16 @@ class fifo_gate {
     for (;;) {
       head_beat(beat, every);
       if (head_try_take()) {
-        head_passed();
+        // The head holds the lock and is a head no more: no beat until one is vouched for. (Left
+        // standing, the holder's own beat cost the handoff cell 1.3x-1.4x, ticket and mcs, on a
+        // Zen 5 guest: bench/results/compare-amd/fifo-order.)
+        vouch(0);
         return;
       }
       if (w.is_completed()) {
         m.yield();
       } else {
-        // Stamps inside the round too: a round longer than the patience must not make a spinning
-        // head look stale.
+        // Stamps inside the round too, for a policy that asks until() within a round.
         m.snooze(w, [this, &beat, every] {
           head_beat(beat, every);
           return looks_free();
@@ -135,30 +185,48 @@ class fifo_gate {
   // Free or reserved: worth a look by the head, or by a barger (which then checks the head).
   bool looks_free() const noexcept { return held_.load(std::memory_order_relaxed) != kHeld; }
 
-  // The head has not polled for longer than the patience (or not at all since it became head).
+  // The head has not shown it runs for longer than the patience (or has no beat at all).
   bool head_stale() const noexcept {
     if constexpr (kStrict) {
       return false;
     } else {
       const std::uint64_t b = beat_.load(std::memory_order_relaxed);
       if (b == 0) return true;
-      const std::uint64_t now = read_counter();
-      // A beat ahead of our counter (stamped on a CPU whose counter runs ahead) is fresh only
-      // within the patience too: else a head descheduled there would look fresh for good.
-      return (now > b ? now - b : b - now) > patience_ticks();
+      // Mod 2^48, either way: a beat ahead of our counter (stamped on a CPU whose counter runs
+      // ahead) is fresh only within the patience too, else a head descheduled there would look
+      // fresh for good.
+      const std::uint64_t d = (read_counter() - b) & kBeatMask;
+      return std::min(d, kBeatMask + 1 - d) > patience_ticks();
     }
   }
 
+  // Heartbeats of waiters behind the head, for a lock to hand on (ticket_mutex): a beat tagged
+  // with the low 16 bits of the waiter's ticket, and the beat back if the tag is `ticket`'s.
+  static std::uint64_t tagged_beat(std::uint32_t ticket) noexcept {
+    return (std::uint64_t{ticket & 0xffffu} << 48) | beat_now();
+  }
+  static std::uint64_t beat_if_tagged(std::uint64_t tagged, std::uint32_t ticket) noexcept {
+    return (tagged >> 48) == (ticket & 0xffffu) ? tagged & kBeatMask : 0;
+  }
+
+  static std::uint64_t beat_ticks() noexcept {
+    return static_cast<std::uint64_t>(kBeatNs * 1e-9 * static_cast<double>(counter_frequency()));
+  }
+
  private:
+  // release() with someone queued, out of line: the uncontended unlock stays a load and a store.
+  SPINWISE_COLD void release_to_queue() noexcept {
+    held_.store(head_stale() ? kFree : kReserved, std::memory_order_release);
+  }
+
   // Converted at each use, not cached in a function-local static: its initialization guard would
   // make a waiter wait for a thread stopped inside it (arch/spinwise/arch/feature_bit.hpp), which
   // is what this gate exists to avoid. A relaxed load and a multiply.
   static std::uint64_t patience_ticks() noexcept {
     return static_cast<std::uint64_t>(PatienceUs * 1e-6 * static_cast<double>(counter_frequency()));
   }
-  static std::uint64_t beat_ticks() noexcept {
-    return static_cast<std::uint64_t>(kBeatNs * 1e-9 * static_cast<double>(counter_frequency()));
-  }
+
+  static constexpr std::uint64_t kBeatMask = (std::uint64_t{1} << 48) - 1;
 
   std::atomic<std::uint64_t> beat_{0};
   std::atomic<std::uint32_t> held_{kFree};
