@@ -278,18 +278,25 @@ TEST(AdaptiveLocks, ExcludeAndLearnUnderContention) {
   using hybrid = spinwise::hybrid_mutex_t<spinwise::adaptive_policy<hybrid_class>>;
   using ttas = spinwise::ttas_mutex_t<spinwise::adaptive_policy<ttas_class>>;
   using ticket = spinwise::ticket_mutex_t<spinwise::adaptive_policy<ticket_class>>;
-  const std::uint64_t h0 = hybrid::policy::decisions(), t0 = ttas::policy::decisions();
+  const std::uint64_t h0 = hybrid::policy::decisions(), t0 = ttas::policy::decisions(),
+                      k0 = ticket::policy::decisions();
   // Contended waits are not guaranteed on every run, so repeat until each class decided (bounded).
-  for (int attempt = 0;
-       attempt < 50 && (hybrid::policy::decisions() == h0 || ttas::policy::decisions() == t0); ++attempt) {
+  // The ticket class learns from its queue heads' spins (a waiter that only yielded behind
+  // others reports nothing).
+  const auto undecided = [&] {
+    return hybrid::policy::decisions() == h0 || ttas::policy::decisions() == t0 ||
+           ticket::policy::decisions() == k0;
+  };
+  for (int attempt = 0; attempt < 50 && undecided(); ++attempt) {
     contend<hybrid>(4, 1'000);
     contend<ttas>(4, 1'000);
+    contend<ticket>(4, 1'000);
   }
-  contend<ticket>(4, 1'000);
   EXPECT_GT(hybrid::policy::decisions(), h0)
       << "the hybrid class made no decision: its waits reported no ends";
   EXPECT_GT(ttas::policy::decisions(), t0) << "the ttas class made no decision";
-  for (std::uint32_t b : {hybrid::policy::budget_ns(), ttas::policy::budget_ns()}) {
+  EXPECT_GT(ticket::policy::decisions(), k0) << "the ticket class made no decision";
+  for (std::uint32_t b : {hybrid::policy::budget_ns(), ttas::policy::budget_ns(), ticket::policy::budget_ns()}) {
     EXPECT_GE(b, spinwise::adaptive_policy<>::min_spin_ns());
     EXPECT_LE(b, spinwise::adaptive_policy<>::max_spin_ns());
   }

