@@ -119,22 +119,43 @@ inline constexpr int kAdaptiveObject = 4;  // detail::object_kind for adaptive_c
 template <class Tag>
 struct adaptive_key {};
 
+// The class's state, found and cached (found_once: no function-local static's guard). nullptr
+// only with on_busy::give_up, when finding it would wait for a thread inside the process-wide
+// lists' lock (the state does not exist yet).
 template <class Tag>
-SPINWISE_COLD adaptive_class_state* find_adaptive_state() noexcept {
+SPINWISE_COLD adaptive_class_state* find_adaptive_state(on_busy mode) noexcept {
   constexpr std::string_view key = type_signature<adaptive_key<Tag>>();
+  adaptive_class_state* s = nullptr;
   if constexpr (!names_type_without_linkage(key)) {
-    void* o = find_object(kAdaptiveObject, key,
-                          [] { return static_cast<void*>(new (std::nothrow) adaptive_class_state); });
-    if (o != nullptr) return static_cast<adaptive_class_state*>(o);
+    bool busy = false;
+    s = static_cast<adaptive_class_state*>(find_object(
+        kAdaptiveObject, key, [] { return static_cast<void*>(new (std::nothrow) adaptive_class_state); }, mode,
+        &busy));
+    if (busy) return nullptr;
   }
-  alignas(kStatePad) static adaptive_class_state local;  // a Tag no other module can name
-  return &local;
+  if (s == nullptr) {
+    // A Tag no other module can name (or no memory): constant-initialized, no guard.
+    alignas(kStatePad) static adaptive_class_state local;
+    s = &local;
+  }
+  found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.store(s, std::memory_order_release);
+  return s;
 }
 
+// For the API (may wait for the lists' lock the first time).
 template <class Tag>
 SPINWISE_ALWAYS_INLINE adaptive_class_state& adaptive_state() noexcept {
-  static adaptive_class_state* const s = find_adaptive_state<Tag>();
+  adaptive_class_state* s = found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
+  if (SPINWISE_UNLIKELY(s == nullptr)) s = find_adaptive_state<Tag>(on_busy::wait);
   return *s;
+}
+// For waiters, which never wait for it: nullptr while the state does not exist yet and another
+// thread holds the lists' lock (the waiter then starts from the initial budget, and its ends wait
+// in its tally for the next fold).
+template <class Tag>
+SPINWISE_ALWAYS_INLINE adaptive_class_state* adaptive_state_now() noexcept {
+  adaptive_class_state* s = found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
+  return SPINWISE_LIKELY(s != nullptr) ? s : find_adaptive_state<Tag>(on_busy::give_up);
 }
 
 // This process's CPU time in ns (0 if the clock cannot be read).
@@ -196,8 +217,9 @@ template <class Tag>
 void adaptive_record(bool won, std::uint64_t spun_ns, std::uint32_t budget_ns) noexcept {
   adaptive_window& w = adaptive_tally<Tag>::mine().w;
   w.add(won, spun_ns, budget_ns);
-  if (SPINWISE_UNLIKELY(w.ends() >= kAdaptiveFold))
-    adaptive_fold(adaptive_state<Tag>(), w, knob_word<adaptive_spec, Tag>());
+  if (SPINWISE_UNLIKELY(w.ends() >= kAdaptiveFold)) {
+    if (adaptive_class_state* s = adaptive_state_now<Tag>()) adaptive_fold(*s, w, knob_word<adaptive_spec, Tag>());
+  }
 }
 
 // The first round's ceiling and the cap of a round, in ns.
@@ -242,12 +264,18 @@ class adaptive_waiter {
   using relax = Relax;
 
   adaptive_waiter() noexcept
-      : budget_ns_(adaptive_state<Tag>().budget_ns.load(std::memory_order_relaxed)),
+      : budget_ns_(start_budget()),
         max_rounds_(adaptive_max_rounds(budget_ns_)),
         completed_(budget_ns_ == 0) {}
 
   // One round: uniform [c/2, c] ns, c = 64 ns x 2^round capped at 1 us, ended early by until().
   void snooze() noexcept { snooze(never_ready{}); }
+
+  // The class's budget now (its initial value while the class state cannot be had without waiting).
+  static std::uint32_t start_budget() noexcept {
+    const adaptive_class_state* s = adaptive_state_now<Tag>();
+    return s != nullptr ? s->budget_ns.load(std::memory_order_relaxed) : kAdaptiveInitialNs;
+  }
   template <class Until>
   void snooze(Until&& until) noexcept {
     const std::uint64_t ceiling = std::min<std::uint64_t>(

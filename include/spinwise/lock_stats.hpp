@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <string_view>
 
 #include "spinwise/arch.hpp"
@@ -304,7 +305,8 @@ SPINWISE_COLD inline stats_shard* attach_shard(stats_class_record& c, stats_shar
 
 // The record of the class `name`, created and listed by the first module that asks. A record
 // lives until the process ends, never destroyed: threads still running during static destruction
-// may record into it. Out of memory: this module's `fallback`, unlisted.
+// may record into it. Out of memory: constructed in `fallback` (this module's, unlisted), or
+// nullptr when there is none.
 SPINWISE_COLD inline stats_class_record* find_stats_class(std::string_view name, void* fallback) noexcept {
   void* r = find_object(kStatsClassObject, name, [name]() noexcept -> void* {
     // The name is copied: the module that named the class first may be unloaded.
@@ -320,7 +322,8 @@ SPINWISE_COLD inline stats_class_record* find_stats_class(std::string_view name,
     process().stats_classes.store(rec, std::memory_order_release);
     return rec;
   });
-  return r != nullptr ? static_cast<stats_class_record*>(r) : new (fallback) stats_class_record(name);
+  if (r != nullptr) return static_cast<stats_class_record*>(r);
+  return fallback != nullptr ? new (fallback) stats_class_record(name) : nullptr;
 }
 
 // The record of the class named `name` that some lock has used, or nullptr.
@@ -384,10 +387,13 @@ template <class Class>
 struct class_stats {
   static constexpr bool enabled = true;
 
+  // Found once and cached (found_once: no function-local static's guard). The first use of a
+  // class in the process creates its record under the process-wide lists' lock; every later first
+  // use in a thread or module finds it without that lock.
   static detail::stats_class_record& record() noexcept {
-    alignas(detail::stats_class_record) static unsigned char fallback[sizeof(detail::stats_class_record)];
-    static detail::stats_class_record* const r = detail::find_stats_class(Class::name, fallback);
-    return *r;
+    detail::stats_class_record* r =
+        detail::found_once<detail::stats_class_record, Class>::ptr.load(std::memory_order_acquire);
+    return SPINWISE_LIKELY(r != nullptr) ? *r : find_record();
   }
 
   static void set_counting(bool on) noexcept { record().set_switches(detail::kStatsCounting, on); }
@@ -479,6 +485,26 @@ struct class_stats {
     detail::stats_shard*& s = shard_slot();
     if (SPINWISE_UNLIKELY(s == nullptr)) return detail::attach_shard(record(), &s);
     return s;
+  }
+
+  SPINWISE_COLD static detail::stats_class_record& find_record() noexcept {
+    detail::stats_class_record* r = detail::find_stats_class(Class::name, nullptr);
+    if (r == nullptr) {
+      // Out of memory: a record of this module's own, unlisted, constructed by one thread while
+      // any other first caller waits (this path only).
+      alignas(detail::stats_class_record) static unsigned char fallback[sizeof(detail::stats_class_record)];
+      static std::atomic<int> state{0};  // 0 none, 1 being constructed, 2 ready
+      int expected = 0;
+      if (state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+        new (fallback) detail::stats_class_record(Class::name);
+        state.store(2, std::memory_order_release);
+      } else {
+        while (state.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+      }
+      r = std::launder(reinterpret_cast<detail::stats_class_record*>(fallback));
+    }
+    detail::found_once<detail::stats_class_record, Class>::ptr.store(r, std::memory_order_release);
+    return *r;
   }
 
   SPINWISE_COLD static void release_slow(detail::stats_shard& s, const void* lock, lock_mode m) noexcept {

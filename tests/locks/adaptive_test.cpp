@@ -14,6 +14,7 @@
 
 #include "spinwise/adaptive_policy.hpp"
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/process_state.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/relax_time.hpp"
@@ -392,6 +393,59 @@ TEST(AdaptiveLocks, ASpinWaiterYieldsWhateverTheRelaxTableSays) {
   ASSERT_EQ(waits_seen::contended.load(), 1u) << "the waiter never waited for the lock";
   EXPECT_GE(waits_seen::yields.load(), 1u) << "the waiter spun through the hold without yielding";
   P::relearn();
+}
+
+// --- first waits ------------------------------------------------------------------------------
+
+// Bug guarded: a class's first wait waiting for another thread. A waiter finds its class's knob
+// word and adaptive state in the process-wide lists on first use; that lookup sat in a
+// function-local static's guard and took the lists' lock, so a thread stopped inside either held
+// every first waiter of the class. Here the lists' lock is held (as by a stopped thread) while a
+// thread waits, for the first time in the process, on a ttas_mutex and a hybrid_mutex of classes
+// nobody has used: both waits must end once the locks are released, the lists' lock still held.
+struct unseen_time_class {};
+struct unseen_adaptive_class {};
+TEST(FirstWait, ANewClassWaitsForNobodyInsideTheProcessWideLists) {
+  using ttas = spinwise::ttas_mutex_t<spinwise::time_policy<unseen_time_class>>;
+  using hybrid = spinwise::hybrid_mutex_t<spinwise::adaptive_policy<unseen_adaptive_class>>;
+  ttas a;
+  hybrid b;
+  a.lock();
+  b.lock();
+  d::state_lock& lists = d::process().lists_lock;
+  lists.lock();
+  std::atomic<int> done{0};
+  std::thread t([&] {
+    a.lock();  // a contended wait: a's first waiter constructs a time_policy waiter
+    a.unlock();
+    done.fetch_add(1);
+    b.lock();
+    b.unlock();
+    done.fetch_add(1);
+  });
+  // Bounded waits (this test must end on the old code too, to report).
+  const auto within = [](auto pred) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // t is waiting for a
+  a.unlock();
+  within([&] { return done.load() >= 1; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // t is waiting for b
+  b.unlock();
+  const bool ended = within([&] { return done.load() == 2; });
+  const int ended_count = done.load();
+  lists.unlock();  // let a blocked thread go, so that the test ends either way
+  t.join();
+  EXPECT_TRUE(ended) << "the first waits ended " << ended_count << " of 2 while the lists' lock was held";
+  // Once the lists are free the class has its own word: a knob set on it is read back.
+  ASSERT_TRUE(ttas::policy::set_spin_loops(7).ok());
+  EXPECT_EQ(ttas::policy::spin_loops(), 7u);
+  ttas::policy::reset();
 }
 
 }  // namespace

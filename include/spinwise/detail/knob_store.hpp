@@ -93,32 +93,61 @@ template <class Spec, class Tag>
 struct knob_key {};
 
 template <class Spec, class Tag>
-SPINWISE_COLD std::atomic<std::uint64_t>* find_knob_word() noexcept {
+inline constexpr std::uint64_t kKnobInitial = std::is_void_v<Tag> ? knob_default_word<Spec>() : 0;
+
+// The word's address, found and cached (found_once: no function-local static, so no guard a
+// stopped thread could hold). nullptr only with on_busy::give_up, when finding it would wait for
+// a thread inside the process-wide lists' lock (the word does not exist yet: nobody set it).
+template <class Spec, class Tag>
+SPINWISE_COLD std::atomic<std::uint64_t>* find_knob_word(on_busy mode) noexcept {
   constexpr std::string_view key = type_signature<knob_key<Spec, Tag>>();
-  constexpr std::uint64_t initial = std::is_void_v<Tag> ? knob_default_word<Spec>() : 0;
-  std::atomic<std::uint64_t>* shared = nullptr;
-  if constexpr (!names_type_without_linkage(key)) shared = find_slot(key, initial);
-  if (shared != nullptr) return shared;
-  // A Tag no other module can name (or no memory for a slot): this module's own word.
-  alignas(kCacheLinePad) static std::atomic<std::uint64_t> local{initial};
-  return &local;
+  std::atomic<std::uint64_t>* w = nullptr;
+  if constexpr (!names_type_without_linkage(key)) {
+    bool busy = false;
+    w = find_slot(key, kKnobInitial<Spec, Tag>, mode, &busy);
+    if (busy) return nullptr;
+  }
+  if (w == nullptr) {
+    // A Tag no other module can name (or no memory for a slot): this module's own word,
+    // constant-initialized (no guard).
+    alignas(kCacheLinePad) static std::atomic<std::uint64_t> local{kKnobInitial<Spec, Tag>};
+    w = &local;
+  }
+  found_once<std::atomic<std::uint64_t>, knob_key<Spec, Tag>>::ptr.store(w, std::memory_order_release);
+  return w;
 }
 
-// Spec's process-wide word (Tag = void) or Tag's override word.
+// Spec's process-wide word (Tag = void) or Tag's override word, for the knob setters.
 template <class Spec, class Tag>
 SPINWISE_ALWAYS_INLINE std::atomic<std::uint64_t>& knob_slot() noexcept {
-  static std::atomic<std::uint64_t>* const word = find_knob_word<Spec, Tag>();
-  return *word;
+  std::atomic<std::uint64_t>* w =
+      found_once<std::atomic<std::uint64_t>, knob_key<Spec, Tag>>::ptr.load(std::memory_order_acquire);
+  if (SPINWISE_UNLIKELY(w == nullptr)) w = find_knob_word<Spec, Tag>(on_busy::wait);
+  return *w;
+}
+
+// The value of that word for a waiter, which never waits for it: the initial value while the word
+// does not exist yet and another thread holds the lists' lock (a word nobody has created holds
+// its initial value).
+template <class Spec, class Tag>
+SPINWISE_ALWAYS_INLINE std::uint64_t knob_value() noexcept {
+  std::atomic<std::uint64_t>* w =
+      found_once<std::atomic<std::uint64_t>, knob_key<Spec, Tag>>::ptr.load(std::memory_order_acquire);
+  if (SPINWISE_UNLIKELY(w == nullptr)) {
+    w = find_knob_word<Spec, Tag>(on_busy::give_up);
+    if (w == nullptr) return kKnobInitial<Spec, Tag>;
+  }
+  return w->load(std::memory_order_relaxed);
 }
 
 // The knobs a waiter of policy family Spec with tag Tag uses now.
 template <class Spec, class Tag>
 SPINWISE_ALWAYS_INLINE std::uint64_t knob_word() noexcept {
-  const std::uint64_t g = knob_slot<Spec, void>().load(std::memory_order_relaxed);
+  const std::uint64_t g = knob_value<Spec, void>();
   if constexpr (std::is_void_v<Tag>) {
     return g;
   } else {
-    const std::uint64_t o = knob_slot<Spec, Tag>().load(std::memory_order_relaxed);
+    const std::uint64_t o = knob_value<Spec, Tag>();
     return SPINWISE_LIKELY(o == 0) ? g : knob_merge(o, g);
   }
 }

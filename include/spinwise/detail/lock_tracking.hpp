@@ -91,9 +91,14 @@ struct tracking_registry {
   tracked_thread* head = nullptr;  // guarded by mu
 };
 
+// Found once and cached (found_once: no function-local static's guard); nullptr while memory is
+// short (asked again next time).
 SPINWISE_COLD inline tracking_registry* tracking_threads() noexcept {
-  static tracking_registry* const r = static_cast<tracking_registry*>(find_object(
+  tracking_registry* r = found_once<tracking_registry, tracking_registry>::ptr.load(std::memory_order_acquire);
+  if (r != nullptr) return r;
+  r = static_cast<tracking_registry*>(find_object(
       kTrackingObject, "threads", []() noexcept -> void* { return new (std::nothrow) tracking_registry; }));
+  if (r != nullptr) found_once<tracking_registry, tracking_registry>::ptr.store(r, std::memory_order_release);
   return r;
 }
 

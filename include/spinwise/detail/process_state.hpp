@@ -86,6 +86,9 @@ struct state_lock {
       }
     }
   }
+  bool try_lock() noexcept {
+    return !held.load(std::memory_order_relaxed) && !held.exchange(true, std::memory_order_acquire);
+  }
   void unlock() noexcept { held.store(false, std::memory_order_release); }
 };
 
@@ -135,15 +138,38 @@ inline const char* copy_key(std::string_view key) noexcept {
   return k;
 }
 
-// The process-wide word named `key`, created holding `initial` by the first module that asks.
-// Slow (a list walk under a lock): callers cache the pointer. Returns nullptr only when memory is
-// short; callers then fall back to a module-local word.
-SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key,
-                                                           std::uint64_t initial) noexcept {
-  process_state& p = process();
-  p.lists_lock.lock();
-  named_slot* s = p.slots.load(std::memory_order_relaxed);
+// The lists are append-only: a node's fields are written before the release store of the head
+// that publishes it, and never change or go away. So a lookup walks them without the lock (acquire
+// on the head); only an insertion takes it. A waiter's first use of a key that some thread created
+// before never waits for anyone (issue 30: a thread stopped inside the lock, or inside a
+// function-local static's guard around the lookup, held every first waiter of its class).
+inline named_slot* lookup_slot(std::string_view key) noexcept {
+  named_slot* s = process().slots.load(std::memory_order_acquire);
   while (s != nullptr && !key_equals(s->key, s->key_len, key)) s = s->next;
+  return s;
+}
+
+// How a lookup that must create its entry treats a busy lists_lock: wait for it, or give up
+// (the caller then uses the entry's initial value this once, and asks again next time).
+enum class on_busy : bool { wait, give_up };
+
+// The process-wide word named `key`, created holding `initial` by the first module that asks.
+// Returns nullptr when memory is short (callers then fall back to a module-local word) or, with
+// on_busy::give_up, when it would have to wait: `busy` says which.
+SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key, std::uint64_t initial,
+                                                           on_busy mode = on_busy::wait,
+                                                           bool* busy = nullptr) noexcept {
+  if (named_slot* found = lookup_slot(key)) return &found->value;
+  process_state& p = process();
+  if (mode == on_busy::give_up) {
+    if (!p.lists_lock.try_lock()) {
+      if (busy != nullptr) *busy = true;
+      return nullptr;
+    }
+  } else {
+    p.lists_lock.lock();
+  }
+  named_slot* s = lookup_slot(key);
   if (s == nullptr) {
     const char* k = copy_key(key);
     s = k == nullptr ? nullptr : new (std::nothrow) named_slot;
@@ -163,15 +189,30 @@ SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key,
 
 enum object_kind : int { kStatsClassObject = 1, kKnobClassObject = 2, kTrackingObject = 3 };
 
-// The process-wide object of `kind` named `key`: the existing one, or `make()` (called under
-// lists_lock; it returns a new object or nullptr) published under that name. Slow: callers cache
-// the pointer.
-template <class Make>
-SPINWISE_COLD void* find_object(int kind, std::string_view key, Make&& make) noexcept {
-  process_state& p = process();
-  p.lists_lock.lock();
-  named_object* o = p.objects.load(std::memory_order_relaxed);
+inline named_object* lookup_object(int kind, std::string_view key) noexcept {
+  named_object* o = process().objects.load(std::memory_order_acquire);
   while (o != nullptr && !(o->kind == kind && key_equals(o->key, o->key_len, key))) o = o->next;
+  return o;
+}
+
+// The process-wide object of `kind` named `key`: the existing one (found without the lock), or
+// `make()` (called under lists_lock; it returns a new object or nullptr) published under that
+// name. nullptr when memory is short or, with on_busy::give_up, when it would have to wait
+// (`busy` says so). Slow: callers cache the pointer.
+template <class Make>
+SPINWISE_COLD void* find_object(int kind, std::string_view key, Make&& make, on_busy mode = on_busy::wait,
+                                bool* busy = nullptr) noexcept {
+  if (named_object* found = lookup_object(kind, key)) return found->object;
+  process_state& p = process();
+  if (mode == on_busy::give_up) {
+    if (!p.lists_lock.try_lock()) {
+      if (busy != nullptr) *busy = true;
+      return nullptr;
+    }
+  } else {
+    p.lists_lock.lock();
+  }
+  named_object* o = lookup_object(kind, key);
   void* result = o == nullptr ? nullptr : o->object;
   if (o == nullptr) {
     const char* k = copy_key(key);
@@ -193,6 +234,14 @@ SPINWISE_COLD void* find_object(int kind, std::string_view key, Make&& make) noe
   p.lists_lock.unlock();
   return result;
 }
+
+// A pointer found once and kept: a constant-initialized atomic, so no function-local static's
+// guard (a thread stopped inside a guard holds every other first caller). Callers that race on
+// the first use each look up the same entry and store the same pointer.
+template <class T, class Key>
+struct found_once {
+  static inline std::atomic<T*> ptr{nullptr};
+};
 
 // A name for T that is the same in every module built by one compiler, without RTTI: the
 // signature of this function as the compiler spells it.
