@@ -129,8 +129,8 @@ SPINWISE_COLD adaptive_class_state* find_adaptive_state(on_busy mode) noexcept {
   if constexpr (!names_type_without_linkage(key)) {
     bool busy = false;
     s = static_cast<adaptive_class_state*>(find_object(
-        kAdaptiveObject, key, [] { return static_cast<void*>(new (std::nothrow) adaptive_class_state); }, mode,
-        &busy));
+        kAdaptiveObject, key, [] { return static_cast<void*>(new (std::nothrow) adaptive_class_state); },
+        mode, &busy));
     if (busy) return nullptr;
   }
   if (s == nullptr) {
@@ -145,7 +145,8 @@ SPINWISE_COLD adaptive_class_state* find_adaptive_state(on_busy mode) noexcept {
 // For the API (may wait for the lists' lock the first time).
 template <class Tag>
 SPINWISE_ALWAYS_INLINE adaptive_class_state& adaptive_state() noexcept {
-  adaptive_class_state* s = found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
+  adaptive_class_state* s =
+      found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
   if (SPINWISE_UNLIKELY(s == nullptr)) s = find_adaptive_state<Tag>(on_busy::wait);
   return *s;
 }
@@ -154,7 +155,8 @@ SPINWISE_ALWAYS_INLINE adaptive_class_state& adaptive_state() noexcept {
 // in its tally for the next fold).
 template <class Tag>
 SPINWISE_ALWAYS_INLINE adaptive_class_state* adaptive_state_now() noexcept {
-  adaptive_class_state* s = found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
+  adaptive_class_state* s =
+      found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
   return SPINWISE_LIKELY(s != nullptr) ? s : find_adaptive_state<Tag>(on_busy::give_up);
 }
 
@@ -218,7 +220,8 @@ void adaptive_record(bool won, std::uint64_t spun_ns, std::uint32_t budget_ns) n
   adaptive_window& w = adaptive_tally<Tag>::mine().w;
   w.add(won, spun_ns, budget_ns);
   if (SPINWISE_UNLIKELY(w.ends() >= kAdaptiveFold)) {
-    if (adaptive_class_state* s = adaptive_state_now<Tag>()) adaptive_fold(*s, w, knob_word<adaptive_spec, Tag>());
+    if (adaptive_class_state* s = adaptive_state_now<Tag>())
+      adaptive_fold(*s, w, knob_word<adaptive_spec, Tag>());
   }
 }
 

@@ -30,8 +30,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
-#include <thread>
 #include <string_view>
+#include <thread>
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"

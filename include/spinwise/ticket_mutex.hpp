@@ -138,7 +138,8 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     do {
       ticket = next_of(q);
       show_running(ticket, ticket - head_of(q));
-    } while (!queue_.compare_exchange_weak(q, q + kTicketOne, std::memory_order_acq_rel, std::memory_order_acquire));
+    } while (!queue_.compare_exchange_weak(q, q + kTicketOne, std::memory_order_acq_rel,
+                                           std::memory_order_acquire));
     std::uint64_t last = 0;
     const std::uint64_t every = gate_t::beat_ticks();
     for (;;) {
@@ -150,14 +151,16 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     gate_.head_wait(w, m);
     // Low half + 1, without a carry into the next-ticket half when the head wraps (only the
     // holder advances it, and ticket is the head).
-    const std::uint64_t was = queue_.fetch_add(ticket == 0xffffffffu ? 1 - kTicketOne : 1, std::memory_order_acq_rel);
+    const std::uint64_t was =
+        queue_.fetch_add(ticket == 0xffffffffu ? 1 - kTicketOne : 1, std::memory_order_acq_rel);
     // Vouch for the new head, if there is one, with the beat it showed one place behind us. After
     // the advance: its acquire reads past the CAS that queued the successor, so a stamp made
     // before that CAS is seen (before the advance, a successor could stamp and queue between our
     // read and the advance, and be head with no beat). No release runs in between: we hold.
     const std::uint32_t successor = ticket + 1;
     if (!gate_t::kStrict && next_of(was) != successor)
-      gate_.vouch_waiter(gate_t::beat_if_tagged(place_beat(successor).load(std::memory_order_relaxed), successor));
+      gate_.vouch_waiter(
+          gate_t::beat_if_tagged(place_beat(successor).load(std::memory_order_relaxed), successor));
   }
 
   // A waiter with `ticket`, `place` places behind the head (0: the head), shows that it runs.

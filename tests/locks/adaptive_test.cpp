@@ -297,7 +297,8 @@ TEST(AdaptiveLocks, ExcludeAndLearnUnderContention) {
       << "the hybrid class made no decision: its waits reported no ends";
   EXPECT_GT(ttas::policy::decisions(), t0) << "the ttas class made no decision";
   EXPECT_GT(ticket::policy::decisions(), k0) << "the ticket class made no decision";
-  for (std::uint32_t b : {hybrid::policy::budget_ns(), ttas::policy::budget_ns(), ticket::policy::budget_ns()}) {
+  for (std::uint32_t b :
+       {hybrid::policy::budget_ns(), ttas::policy::budget_ns(), ticket::policy::budget_ns()}) {
     EXPECT_GE(b, spinwise::adaptive_policy<>::min_spin_ns());
     EXPECT_LE(b, spinwise::adaptive_policy<>::max_spin_ns());
   }

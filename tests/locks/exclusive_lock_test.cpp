@@ -208,10 +208,10 @@ TEST(McsMutex, StrictVariantWaitsForItsHead) {
 // keeps every beat B showed fresh, so the order does not depend on the host's scheduling; the
 // default patience runs the same code. Each lock says how a second waiter shows in its queue.
 constexpr std::uint32_t kSecondUs = 1'000'000;
-using patient_ticket =
-    spinwise::ticket_mutex_t<spinwise::no_backoff_policy<spinwise::ticket_mutex_tag>, spinwise::no_stats, kSecondUs>;
-using patient_mcs =
-    spinwise::mcs_mutex_t<spinwise::no_backoff_policy<spinwise::mcs_mutex_tag>, spinwise::no_stats, kSecondUs>;
+using patient_ticket = spinwise::ticket_mutex_t<spinwise::no_backoff_policy<spinwise::ticket_mutex_tag>,
+                                                spinwise::no_stats, kSecondUs>;
+using patient_mcs = spinwise::mcs_mutex_t<spinwise::no_backoff_policy<spinwise::mcs_mutex_tag>,
+                                          spinwise::no_stats, kSecondUs>;
 bool two_queued(patient_ticket& m) { return m.waiting() == 2; }
 bool two_queued(patient_mcs& m) {
   // The tail (the lock's first member) is a node that is not the head: someone is queued ahead.

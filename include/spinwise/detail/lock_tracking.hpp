@@ -94,7 +94,8 @@ struct tracking_registry {
 // Found once and cached (found_once: no function-local static's guard); nullptr while memory is
 // short (asked again next time).
 SPINWISE_COLD inline tracking_registry* tracking_threads() noexcept {
-  tracking_registry* r = found_once<tracking_registry, tracking_registry>::ptr.load(std::memory_order_acquire);
+  tracking_registry* r =
+      found_once<tracking_registry, tracking_registry>::ptr.load(std::memory_order_acquire);
   if (r != nullptr) return r;
   r = static_cast<tracking_registry*>(find_object(
       kTrackingObject, "threads", []() noexcept -> void* { return new (std::nothrow) tracking_registry; }));
