@@ -29,7 +29,8 @@ bool write_profile(const std::string& path, const calibration_result& r, std::st
   }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fail("cannot create " + tmp + ": " + std::strerror(errno));
+  // Errors name the file asked for; the temporary beside it is an implementation detail.
+  if (fd < 0) return fail("cannot create " + path + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
@@ -38,14 +39,14 @@ bool write_profile(const std::string& path, const calibration_result& r, std::st
       const int e = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      return fail("cannot write " + tmp + ": " + std::strerror(e));
+      return fail("cannot write " + path + ": " + std::strerror(e));
     }
     done += static_cast<std::size_t>(w);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());
-    return fail("cannot write " + tmp + ": " + std::strerror(e));
+    return fail("cannot write " + path + ": " + std::strerror(e));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = errno;

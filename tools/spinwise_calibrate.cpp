@@ -731,6 +731,14 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // The output is checked before the measurement, as --watch does: a missing directory is said at
+  // once, naming the file asked for, not after a minute of measuring.
+  if (!output.empty()) {
+    if (why = cannot_create(output); !why.empty()) {
+      std::fprintf(stderr, "spinwise-calibrate: %s (nothing was measured)\n", why.c_str());
+      return kExitFailure;
+    }
+  }
   progress_line progress;
   opt.progress = [&progress](const sw::calibration_progress& p) { progress.update(p); };
   sw::calibration_result result;

@@ -383,8 +383,10 @@ TEST_F(Profile, WriteIsAtomicAndReportsFailures) {
     ++entries;
   }
   EXPECT_EQ(entries, 1u) << "no temporary file left behind";
-  EXPECT_FALSE(sw::write_profile(d / "no/such/dir/p.json", p, &why));
-  EXPECT_NE(why.find("cannot create"), std::string::npos) << why;
+  const std::string missing = d / "no/such/dir/p.json";
+  EXPECT_FALSE(sw::write_profile(missing, p, &why));
+  EXPECT_NE(why.find("cannot create " + missing + ": "), std::string::npos) << why;
+  EXPECT_EQ(why.find(".tmp."), std::string::npos) << "names the file asked for, not its temporary: " << why;
 }
 
 // The start-up path an engine uses: unset is not an error, a bad file is reported with its path.
