@@ -17,7 +17,8 @@ namespace {
 constexpr const char* kDescription =
     "spinwise-stress: replays the MySQL statistics-latch incident (stats-lock) and the SQL Server\n"
     "last-page latch hot spot (hot-page) against a spinwise lock, on this CPU or an emulated one.\n"
-    "Defaults follow the incidents; docs/stress.md, \"Defaults, and why each follows the incident\", says why each does.";
+    "Defaults follow the incidents; docs/stress.md, \"Defaults, and why each follows the incident\", says "
+    "why each does.";
 
 std::string list_locks_text() {
   std::ostringstream o;
