@@ -646,7 +646,10 @@ class Report:
         reps = ", ".join(f"{n} ({k} benchmarks)" for n, k in sorted(counts.items()))
         self.out(f"- **Repetitions per benchmark:** {reps}" + ("; in random interleaving" if self.reps > 1 else ""))
         self.out(f"- **Peers missing:** {c.get('bench.peers_missing', '?')}")
-        spin = [n for n in sorted(self.kinds) if self.kinds[n] == "spinwise"]
+        # The locks with results in this run: a run filtered to two locks lists those two (the
+        # catalogue of every lock the binary has is in the context, not here).
+        ran = {lock for (_, lock, _, _) in self.results}
+        spin = [n for n in sorted(self.kinds) if self.kinds[n] == "spinwise" and n in ran]
         self.out(f"- **spinwise locks measured:** {', '.join(spin) if spin else 'none'}")
         capped = [k for k in self.results if self.capped(*k)]
         if capped:

@@ -333,7 +333,8 @@ def synthetic_run(reps=3):
            "bench.max_run_ms": "3000",
            "lock.xchg_floor": "floor", "lock.c2c_oneway": "floor", "lock.ttas_mutex": "spinwise",
            "lock.hybrid_mutex": "spinwise", "lock.ticket_mutex": "spinwise,fifo",
-           "lock.std::mutex": "peer", "lock.tbb::spin_mutex": "peer"}
+           "lock.std::mutex": "peer", "lock.tbb::spin_mutex": "peer",
+           "lock.tas_mutex": "spinwise"}  # in the binary, filtered out of the run: no results
     uncontended = {  # ns per pair
         "xchg_floor": [10.0, 10.1, 9.9],
         "ttas_mutex": [10.5, 11.5, 10.9],  # 1.09x the floor, runs 1.04x..1.16x: straddles 1.1
@@ -443,6 +444,11 @@ class SyntheticReport(unittest.TestCase):
         self.assertIn("2026-01-02T03:04:05+00:00", self.text)
         self.assertIn("**Repetitions per benchmark:** 3 (", self.text)
         self.assertIn("**How sure:**", self.text)
+
+    def test_only_the_locks_that_ran_are_listed_as_measured(self):
+        # tas_mutex is in the binary's catalogue (the context) but has no results: a run filtered
+        # to a few locks listed every lock the binary had.
+        self.assertIn("**spinwise locks measured:** hybrid_mutex, ticket_mutex, ttas_mutex\n", self.text)
 
     def test_cells_carry_their_intervals(self):
         # ttas / floor: medians 10.9 / 10.0; three runs a side, so the interval is the runs' range
