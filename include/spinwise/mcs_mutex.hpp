@@ -144,7 +144,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     // links or promotes it; acquire (also on failure) pairs with the previous enqueuer's release,
     // so its node is complete before we link, and with the last head's release CAS to null, so
     // our vouch comes after any made before the queue emptied.
-    node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
+    if constexpr (!gate_t::kStrict) node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
     detail::mcs_link* prev = tail_.load(std::memory_order_acquire);
     do {
       if (prev == nullptr) gate_.vouch(node.beat.load(std::memory_order_relaxed));

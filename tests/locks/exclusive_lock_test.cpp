@@ -105,14 +105,24 @@ extern "C" void stall_until_go(int) {
   }
 }
 
-template <class Ticket>
-std::vector<int> order_with_a_stalled_head() {
+// SIGUSR1 stops the thread it is sent to in stall_until_go() until g_head_go.
+void arm_stall() {
   struct sigaction sa {};
   sa.sa_handler = stall_until_go;
   sigemptyset(&sa.sa_mask);
   EXPECT_EQ(sigaction(SIGUSR1, &sa, nullptr), 0);
   g_head_stalled = false;
   g_head_go = false;
+}
+// Stops t and returns once it is stopped.
+void stall(std::thread& t) {
+  pthread_kill(t.native_handle(), SIGUSR1);
+  while (!g_head_stalled.load()) std::this_thread::yield();
+}
+
+template <class Ticket>
+std::vector<int> order_with_a_stalled_head() {
+  arm_stall();
   Ticket m;
   std::vector<int> order;
   std::atomic<int> done{0};
@@ -125,8 +135,7 @@ std::vector<int> order_with_a_stalled_head() {
     done.fetch_add(1);
   });
   while (!m.has_waiters()) std::this_thread::yield();  // a is queued: the head
-  pthread_kill(a.native_handle(), SIGUSR1);
-  while (!g_head_stalled.load()) std::this_thread::yield();
+  stall(a);
   std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a's heartbeat ages past the patience
   std::thread b([&] {
     b_started = true;
@@ -224,12 +233,7 @@ bool two_queued(patient_mcs& m) {
 
 template <class Lock>
 std::vector<int> order_after_a_handoff_to_a_stopped_head() {
-  struct sigaction sa {};
-  sa.sa_handler = stall_until_go;
-  sigemptyset(&sa.sa_mask);
-  EXPECT_EQ(sigaction(SIGUSR1, &sa, nullptr), 0);
-  g_head_stalled = false;
-  g_head_go = false;
+  arm_stall();
   Lock m;
   std::vector<int> order;  // written under m
   std::atomic<int> got{0};
@@ -255,8 +259,7 @@ std::vector<int> order_after_a_handoff_to_a_stopped_head() {
   });
   while (!two_queued(m)) std::this_thread::yield();  // b is behind a
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  pthread_kill(b.native_handle(), SIGUSR1);
-  while (!g_head_stalled.load()) std::this_thread::yield();
+  stall(b);
   m.unlock();
   // Until a has its second turn (the bug) or waits behind b (queued: b, still stopped, is the head
   // and a behind it).

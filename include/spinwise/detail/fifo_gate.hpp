@@ -129,7 +129,8 @@ class fifo_gate {
   // bench/results/compare-amd/fifo-order.)
   void vouch_waiter(std::uint64_t beat) noexcept {
     if constexpr (!kStrict) {
-      const std::uint64_t aged = (beat - (patience_ticks() - patience_ticks() / 4)) & kBeatMask;
+      const std::uint64_t patience = patience_ticks();
+      const std::uint64_t aged = (beat - (patience - patience / 4)) & kBeatMask;
       beat_.store(beat == 0 ? 0 : aged == 0 ? 1 : aged, std::memory_order_relaxed);
     }
   }

@@ -153,6 +153,19 @@ inline named_slot* lookup_slot(std::string_view key) noexcept {
 // (the caller then uses the entry's initial value this once, and asks again next time).
 enum class on_busy : bool { wait, give_up };
 
+// Takes lists_lock to insert, or, with on_busy::give_up, only if it is free: false (and *busy set)
+// when it is not.
+inline bool lock_lists(on_busy mode, bool* busy) noexcept {
+  state_lock& l = process().lists_lock;
+  if (mode == on_busy::wait) {
+    l.lock();
+    return true;
+  }
+  if (l.try_lock()) return true;
+  if (busy != nullptr) *busy = true;
+  return false;
+}
+
 // The process-wide word named `key`, created holding `initial` by the first module that asks.
 // Returns nullptr when memory is short (callers then fall back to a module-local word) or, with
 // on_busy::give_up, when it would have to wait: `busy` says which.
@@ -161,14 +174,7 @@ SPINWISE_COLD inline std::atomic<std::uint64_t>* find_slot(std::string_view key,
                                                            bool* busy = nullptr) noexcept {
   if (named_slot* found = lookup_slot(key)) return &found->value;
   process_state& p = process();
-  if (mode == on_busy::give_up) {
-    if (!p.lists_lock.try_lock()) {
-      if (busy != nullptr) *busy = true;
-      return nullptr;
-    }
-  } else {
-    p.lists_lock.lock();
-  }
+  if (!lock_lists(mode, busy)) return nullptr;
   named_slot* s = lookup_slot(key);
   if (s == nullptr) {
     const char* k = copy_key(key);
@@ -204,14 +210,7 @@ SPINWISE_COLD void* find_object(int kind, std::string_view key, Make&& make, on_
                                 bool* busy = nullptr) noexcept {
   if (named_object* found = lookup_object(kind, key)) return found->object;
   process_state& p = process();
-  if (mode == on_busy::give_up) {
-    if (!p.lists_lock.try_lock()) {
-      if (busy != nullptr) *busy = true;
-      return nullptr;
-    }
-  } else {
-    p.lists_lock.lock();
-  }
+  if (!lock_lists(mode, busy)) return nullptr;
   named_object* o = lookup_object(kind, key);
   void* result = o == nullptr ? nullptr : o->object;
   if (o == nullptr) {
