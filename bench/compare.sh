@@ -17,18 +17,22 @@
 #   --pairs N        rounds, one pair per cell and lock each (default 12; 6 is the fewest for a verdict)
 #   --ms N           length of one run in ms (default 200)
 #   --out DIR        keep the report (README.md) and every run (compare.json) there
+#   --align          compile both harnesses with functions, loops and jumps aligned to 64 bytes: when
+#                    a lock whose code did not change is called different, code layout is the usual
+#                    cause (another lock's code moved it), and an aligned rerun says whether it is
 # Run it alone on an idle machine: a benchmark beside a build measures the build.
 # Docs: docs/benchmarks.md, "Comparing two revisions".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 py_args=()
 out=""
+align=0
 revs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -36,6 +40,10 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || { echo "compare: $1 needs a value" >&2; exit 2; }
       py_args+=("$1" "$2")
       shift 2
+      ;;
+    --align)
+      align=1
+      shift
       ;;
     --out)
       [ $# -ge 2 ] || { echo "compare: --out needs a directory" >&2; exit 2; }
@@ -54,6 +62,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 cxx=${CXX:-c++}
 flags=(-std=c++17 -O3 -DNDEBUG -pthread)
+[ "$align" = 1 ] && flags+=(-falign-functions=64 -falign-loops=64 -falign-jumps=64)
 
 # The tree of one revision: its include/ and arch/ (the locks are header-only).
 tree_of() {  # rev, dir
