@@ -224,13 +224,14 @@ advice_result advise_mariadb(engine_advice_input in) {
   if (!in.mariadb_multiplier && std::fabs(ratio_to_threshold - 1) <= kMariadbThresholdBand) {
     const unsigned alt_d =
         nearest_in_ratio(a.target_round_ns, (other / 4) * in.relax_ns, 1, kMariadbMaxSpinWaitDelay);
-    a.warnings.push_back(
-        fmt("%.1f", in.relax_ticks) +
-        " TSC ticks per PAUSE is within 10% of MariaDB's threshold of 30: its own "
-        "start-up timing may pick my_cpu_relax_multiplier = " +
-        std::to_string(other) + ", and then the advice is innodb_spin_wait_delay = " + std::to_string(alt_d) +
-        ". Read the server's value (gdb -p $(pidof mariadbd) -batch -ex 'print my_cpu_relax_multiplier') and "
-        "pass it with --mariadb-multiplier");
+    a.warnings.push_back(fmt("%.1f", in.relax_ticks) +
+                         " TSC ticks per PAUSE is within 10% of MariaDB's threshold of 30: its own "
+                         "start-up timing may pick my_cpu_relax_multiplier = " +
+                         std::to_string(other) +
+                         ", and then the advice is innodb_spin_wait_delay = " + std::to_string(alt_d) +
+                         ". Read the server's value (gdb -p $(pidof mariadbd) -batch -ex 'print "
+                         "(int)my_cpu_relax_multiplier'; "
+                         "gdb stops the server while it reads) and pass it with --mariadb-multiplier");
   }
   return out;
 }
@@ -321,14 +322,19 @@ std::string advice_request_error(const engine_advice_input& in) {
 }
 
 advice_result advise_engine(const engine_advice_input& in) {
+  const auto refused = [&](advice_status st, std::string why) {
+    advice_result r = refuse(st, std::move(why));
+    r.advice.which = in.which;
+    return r;
+  };
   version_number v;
   if (std::string why = request_error(in, v); !why.empty())
-    return refuse(advice_status::usage, std::move(why));
+    return refused(advice_status::usage, std::move(why));
   const bool mysql = in.which == engine::mysql;
   if (!(in.relax_ns > 0) || !std::isfinite(in.relax_ns) || !(in.relax_ticks > 0)) {
-    return refuse(advice_status::uncertain, "no PAUSE cost was measured on this machine: no advice");
+    return refused(advice_status::uncertain, "no PAUSE cost was measured on this machine: no advice");
   }
-  // The advice at the median cost, and at both ends of the measurement's spread.
+  // The advice at the median cost, and at both ends of the interval the median may be in.
   const auto at = [&](double ns, double ticks) {
     engine_advice_input x = in;
     x.relax_ns = ns;
@@ -337,15 +343,28 @@ advice_result advise_engine(const engine_advice_input& in) {
   };
   advice_result mid = at(in.relax_ns, in.relax_ticks);
   mid.advice.relax_ns_lo = in.relax_ns_lo;
+  mid.advice.range_from_trials = in.range_from_trials;
   mid.advice.relax_ns_hi = in.relax_ns_hi;
+  mid.advice.trial_ns_p10 = in.trial_ns_p10;
+  mid.advice.trial_ns_p90 = in.trial_ns_p90;
   mid.advice.stable = in.stable;
+  // A refusal keeps the measurement (what the JSON refusal reports), not the settings.
+  const auto uncertain = [&](std::string why, std::vector<std::string> suggestions) {
+    advice_result r = refuse(advice_status::uncertain, std::move(why));
+    r.suggestions = std::move(suggestions);
+    r.advice = mid.advice;
+    r.advice.settings.clear();
+    r.advice.warnings.clear();
+    return r;
+  };
   const bool have_range = in.relax_ns_lo > 0 && in.relax_ns_hi >= in.relax_ns_lo && in.relax_ticks_lo > 0;
   if (!have_range) {
     if (!in.stable) {
-      return refuse(advice_status::uncertain,
-                    "the PAUSE measurement is not stable (" + in.unstable_why +
-                        ") and its spread is not known: advice from it would be a guess. Measure on an idle "
-                        "machine (spinwise-calibrate --watch shows whether the cost drifts)");
+      return uncertain("the PAUSE measurement is not stable (" + in.unstable_why +
+                           ") and how sure its median is is not known: advice from it would be a guess",
+                       {"measure again (spinwise-calibrate --advise measures; a saved profile from an older "
+                        "spinwise lacks the median's interval)",
+                        "spinwise-calibrate --watch 60 shows whether the cost drifts"});
     }
     return mid;
   }
@@ -356,23 +375,50 @@ advice_result advise_engine(const engine_advice_input& in) {
     for (const engine_setting& e : r.advice.settings) s += e.name + " = " + std::to_string(e.value) + ", ";
     return s.substr(0, s.size() - 2);
   };
-  const std::string range = fmt("%.2f", in.relax_ns_lo) + " .. " + fmt("%.2f", in.relax_ns_hi) + " ns (" +
-                            fmt("%.1f", in.relax_ticks_lo) + " .. " + fmt("%.1f", in.relax_ticks_hi) +
-                            " ticks) per PAUSE, p10 .. p90";
+  const std::string range =
+      fmt("%.2f", in.relax_ns_lo) + " .. " + fmt("%.2f", in.relax_ns_hi) + " ns (" +
+      fmt("%.1f", in.relax_ticks_lo) + " .. " + fmt("%.1f", in.relax_ticks_hi) + " ticks) per PAUSE, " +
+      (in.range_from_trials
+           ? std::string("p10 .. p90 of single trials: this profile has no interval of the median")
+           : std::string("the median's 95% interval"));
+  const std::string trials = in.trial_ns_p90 > 0 && !in.range_from_trials
+                                 ? "; single trials " + fmt("%.2f", in.trial_ns_p10) + " .. " +
+                                       fmt("%.2f", in.trial_ns_p90) + " ns, p10 .. p90"
+                                 : std::string();
   const bool same = values(lo) == values(mid) && values(hi) == values(mid);
   if (!same && !in.stable) {
-    return refuse(advice_status::uncertain,
-                  "the PAUSE measurement is not stable (" + in.unstable_why + "; " + range +
-                      "), and the advice depends on where in that range the cost is: " + values(lo) +
-                      " at p10, " + values(hi) + " at p90. No advice: measure on an idle machine" +
-                      (mysql ? std::string() : ", or pass the server's --mariadb-multiplier"));
+    std::vector<std::string> suggestions = {
+        "measure again when the host is quieter, or with more trials (--trials 1001): the interval narrows "
+        "as trials are added",
+        "or measure at a quiet hour and advise from that profile later (spinwise-calibrate -o FILE, then "
+        "--advise ... --from-profile FILE)"};
+    if (in.range_from_trials) {
+      suggestions.insert(
+          suggestions.begin(),
+          "this profile predates the median's interval and decides from single trials' p10 .. p90: "
+          "a new measurement (spinwise-calibrate -o FILE) keeps the interval, much narrower on a "
+          "noisy host");
+    }
+    // The multiplier matters only where the range straddles MariaDB's 30-tick threshold.
+    if (!mysql && !in.mariadb_multiplier &&
+        mariadb_relax_multiplier(in.relax_ticks_lo) != mariadb_relax_multiplier(in.relax_ticks_hi)) {
+      suggestions.push_back(
+          "the range straddles MariaDB's threshold of 30 ticks per PAUSE: read the server's "
+          "my_cpu_relax_multiplier (docs/operators.md) and pass it with --mariadb-multiplier");
+    }
+    return uncertain("the PAUSE measurement is not stable (" + in.unstable_why + "; " + range + trials +
+                         "), and the advice depends on where in that range the cost is: " + values(lo) +
+                         " at its low end, " + values(mid) + " at the median, " + values(hi) +
+                         " at its high end. No advice",
+                     std::move(suggestions));
   }
   if (!same) {
-    mid.advice.warnings.push_back("the cost sits at a rounding boundary: p10 of the measurement gives " +
-                                  values(lo) + ", p90 gives " + values(hi) + "; the advice is the median's");
+    mid.advice.warnings.push_back("the cost sits at a rounding boundary: the low end of " + range +
+                                  " gives " + values(lo) + ", the high end " + values(hi) +
+                                  "; the advice is the median's");
   } else if (!in.stable) {
     mid.advice.warnings.push_back("the PAUSE measurement is noisy (" + in.unstable_why + "; " + range +
-                                  "), but every cost in that range gives these settings");
+                                  trials + "), but every cost in that range gives these settings");
   }
   return mid;
 }
@@ -393,8 +439,12 @@ engine_advice_input advice_input_from(const calibration_result& r, engine which,
       ticks.push_back(m.ticks.median);
       if (m.ticks.status != stability::stable) unstable.push_back(c.cpu);
       const double ns_per_tick = m.ns_median / m.ticks.median;
-      const double lo = m.ticks.p10 > 0 ? m.ticks.p10 : m.ticks.median,
-                   hi = std::max(m.ticks.p90, m.ticks.median);
+      const bool have_interval = m.ticks.median_lo > 0 && m.ticks.median_hi > 0;
+      in.range_from_trials = in.range_from_trials || !have_interval;
+      const double lo = have_interval     ? m.ticks.median_lo
+                        : m.ticks.p10 > 0 ? m.ticks.p10
+                                          : m.ticks.median,
+                   hi = std::max(have_interval ? m.ticks.median_hi : m.ticks.p90, m.ticks.median);
       if (in.relax_ticks_lo == 0 || lo < in.relax_ticks_lo) {
         in.relax_ticks_lo = lo;
         in.relax_ns_lo = lo * ns_per_tick;
@@ -403,6 +453,10 @@ engine_advice_input advice_input_from(const calibration_result& r, engine which,
         in.relax_ticks_hi = hi;
         in.relax_ns_hi = hi * ns_per_tick;
       }
+      const double p10 = (m.ticks.p10 > 0 ? m.ticks.p10 : m.ticks.median) * ns_per_tick,
+                   p90 = std::max(m.ticks.p90, m.ticks.median) * ns_per_tick;
+      if (in.trial_ns_p10 == 0 || p10 < in.trial_ns_p10) in.trial_ns_p10 = p10;
+      in.trial_ns_p90 = std::max(in.trial_ns_p90, p90);
     }
   }
   if (!ns.empty()) {
@@ -414,19 +468,50 @@ engine_advice_input advice_input_from(const calibration_result& r, engine which,
   return in;
 }
 
+namespace {
+
+std::string machine_line(const calibration_result& r) {
+  return r.machine.cpu_model + (r.machine.cpu_id.empty() ? "" : " (" + r.machine.cpu_id + ")") + ", " +
+         std::to_string(r.cpus.size()) + " CPUs measured";
+}
+
+std::string pause_line(const engine_advice& a) {
+  std::string s =
+      fmt("%.2f", a.relax_ns) + " ns = " + fmt("%.1f", a.relax_ticks) + " TSC ticks (median over the CPUs";
+  if (a.relax_ns_hi > 0)
+    s += (a.range_from_trials ? "; p10 .. p90 " : "; its 95% interval ") + fmt("%.2f", a.relax_ns_lo) +
+         " .. " + fmt("%.2f", a.relax_ns_hi) + " ns";
+  if (a.trial_ns_p90 > 0 && !a.stable && !a.range_from_trials)
+    s += "; single trials " + fmt("%.2f", a.trial_ns_p10) + " .. " + fmt("%.2f", a.trial_ns_p90) +
+         " ns, p10 .. p90";
+  return s + (a.stable ? ", stable)" : ", NOT stable)");
+}
+
+nlohmann::ordered_json relax_json(const engine_advice& a) {
+  return {{"kind", "pause"},
+          {"ns", a.relax_ns},
+          {"ticks", a.relax_ticks},
+          {"range", a.range_from_trials ? "p10..p90 of trials (profile without the median's interval)"
+                                        : "95% interval of the median"},
+          {"ns_lo", a.relax_ns_lo},
+          {"ns_hi", a.relax_ns_hi},
+          {"trial_ns_p10", a.trial_ns_p10},
+          {"trial_ns_p90", a.trial_ns_p90},
+          {"stable", a.stable},
+          {"measured", a.measured.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.measured)}};
+}
+
+nlohmann::ordered_json machine_json(const calibration_result& r) {
+  return {{"cpu_model", r.machine.cpu_model}, {"cpu_id", r.machine.cpu_id}, {"cpus_measured", r.cpus.size()}};
+}
+
+}  // namespace
+
 std::string format_advice_text(const engine_advice& a, const calibration_result* r) {
   std::string out = "# spinwise-calibrate --advise: " + a.engine_name + "\n";
-  if (r != nullptr) {
-    out += "# machine: " + r->machine.cpu_model +
-           (r->machine.cpu_id.empty() ? "" : " (" + r->machine.cpu_id + ")") + ", " +
-           std::to_string(r->cpus.size()) + " CPUs measured\n";
-  }
-  out += "# PAUSE: " + fmt("%.2f", a.relax_ns) + " ns = " + fmt("%.1f", a.relax_ticks) +
-         " TSC ticks (median over the CPUs" +
-         (a.relax_ns_hi > 0
-              ? "; p10 .. p90 " + fmt("%.2f", a.relax_ns_lo) + " .. " + fmt("%.2f", a.relax_ns_hi) + " ns"
-              : std::string()) +
-         (a.stable ? ", stable)" : ", NOT stable)") + "\n";
+  if (r != nullptr) out += "# machine: " + machine_line(*r) + "\n";
+  out += "# PAUSE: " + pause_line(a) + "\n";
+  if (!a.measured.empty()) out += "# measured: " + a.measured + "\n";
   out += "# target: the spin time per round the defaults gave before Skylake (" + fmt("%.0f", a.unit_ns) +
          " ns per 50-PAUSE unit)\n";
   for (const std::string& w : a.warnings) out += "# WARNING: " + w + "\n";
@@ -435,6 +520,10 @@ std::string format_advice_text(const engine_advice& a, const calibration_result*
     out += s.name + " = " + std::to_string(s.value) + "\n";
     for (const std::string& c : s.comment) out += "#   " + c + "\n";
   }
+  // Every setting the advice gives is a dynamic server variable: the same values, live.
+  out += "# The same on the running server (dynamic variables; my.cnf above keeps them over a restart):\n";
+  for (const engine_setting& s : a.settings)
+    out += "#   SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";\n";
   return out;
 }
 
@@ -443,13 +532,8 @@ std::string format_advice_json(const engine_advice& a, const calibration_result*
   d["engine"] = a.which == engine::mysql ? "mysql" : "mariadb";
   d["engine_name"] = a.engine_name;
   d["section"] = a.section;
-  if (r != nullptr) {
-    d["machine"] = {{"cpu_model", r->machine.cpu_model},
-                    {"cpu_id", r->machine.cpu_id},
-                    {"cpus_measured", r->cpus.size()}};
-  }
-  d["relax"] = {{"kind", "pause"},         {"ns", a.relax_ns},        {"ticks", a.relax_ticks},
-                {"ns_p10", a.relax_ns_lo}, {"ns_p90", a.relax_ns_hi}, {"stable", a.stable}};
+  if (r != nullptr) d["machine"] = machine_json(*r);
+  d["relax"] = relax_json(a);
   d["target"] = {{"unit_ns", a.unit_ns},
                  {"round_ns", a.target_round_ns},
                  {"default_round_ns_here", a.default_round_ns},
@@ -459,7 +543,25 @@ std::string format_advice_json(const engine_advice& a, const calibration_result*
   for (const engine_setting& s : a.settings) {
     d["settings"][s.name] = {{"value", s.value}, {"default", s.engine_default}, {"comment", s.comment}};
   }
+  d["set_global"] = nlohmann::ordered_json::array();
+  for (const engine_setting& s : a.settings)
+    d["set_global"].push_back("SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";");
   d["warnings"] = a.warnings;
+  d["refused"] = nullptr;
+  return d.dump(2) + "\n";
+}
+
+std::string format_refusal_json(const advice_result& refused, const calibration_result* r) {
+  const engine_advice& a = refused.advice;
+  nlohmann::ordered_json d;
+  d["engine"] = a.which == engine::mysql ? "mysql" : "mariadb";
+  if (!a.engine_name.empty()) d["engine_name"] = a.engine_name;
+  if (r != nullptr) d["machine"] = machine_json(*r);
+  if (a.relax_ns > 0) d["relax"] = relax_json(a);
+  d["settings"] = nullptr;
+  d["refused"] = refused.message;
+  d["exit_code"] = refused.status == advice_status::usage ? 2 : 3;
+  d["suggestions"] = refused.suggestions;
   return d.dump(2) + "\n";
 }
 

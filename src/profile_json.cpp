@@ -21,6 +21,8 @@ ojson summary_json(const sample_summary& s) {
   j["p10"] = s.p10;
   j["median"] = s.median;
   j["p90"] = s.p90;
+  j["median_lo"] = s.median_lo;
+  j["median_hi"] = s.median_hi;
   j["max"] = s.max;
   j["spread"] = s.spread;
   j["status"] = std::string(to_string(s.status));

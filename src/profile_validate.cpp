@@ -134,6 +134,12 @@ sample_summary read_summary(const json& v, const std::string& p) {
   s.p10 = opt_number(v, p, "p10", 0, kMaxTicks, s.median);
   s.p90 = opt_number(v, p, "p90", 0, kMaxTicks, s.median);
   s.max = opt_number(v, p, "max", 0, kMaxTicks, s.median);
+  // 0 in profiles written before the median's interval was kept (the advice then says it uses
+  // p10..p90 instead).
+  s.median_lo = opt_number(v, p, "median_lo", 0, kMaxTicks, 0);
+  s.median_hi = opt_number(v, p, "median_hi", 0, kMaxTicks, 0);
+  if ((s.median_lo > 0 || s.median_hi > 0) && (s.median_lo > s.median || s.median_hi < s.median))
+    bad(p, "median_lo <= median <= median_hi does not hold");
   s.spread = opt_number(v, p, "spread", 0, 1e9, 0);
   const std::string st = opt_string(v, p, "status");
   s.status = stability::stable;

@@ -213,7 +213,7 @@ void add_calibration_warnings(calibration_result& r) {
                            fmt("%.0f", c.core_clock_change * 100) + "% between rounds (frequency scaling?)");
     }
     for (const relax_measurement& m : c.relax) {
-      if (m.trials == 0 || m.ticks.status == stability::stable) continue;
+      if (m.trials == 0 || m.ticks.status == stability::stable || trivial_kind(m.kind)) continue;
       std::string w =
           who + " " + std::string(to_string(m.kind)) + ": " + std::string(to_string(m.ticks.status));
       if (m.ticks.status == stability::bimodal) {

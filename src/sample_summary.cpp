@@ -5,6 +5,7 @@
 
 #include "enum_names.hpp"
 #include "spinwise/runtime/order_stats.hpp"
+#include "spinwise/runtime/uncertainty.hpp"
 
 namespace spinwise {
 namespace {
@@ -30,6 +31,9 @@ sample_summary summarize(std::vector<double> values, const stability_limits& lim
   s.median = runtime::median_sorted(samples);
   s.p90 = runtime::quantile_sorted(samples, 0.90);
   s.spread = s.median > 0 ? (s.p90 - s.p10) / s.median : 0.0;
+  const runtime::median_interval mi = runtime::median_ci(samples);
+  s.median_lo = mi.lo;
+  s.median_hi = mi.hi;
   if (samples.size() < 5) {
     s.status = stability::insufficient;
     return s;

@@ -78,6 +78,8 @@ sw::calibration_result make_profile(double base_ns = 13.0, std::vector<sw::relax
       m.ticks.median = m.ns_median * 2.3;
       m.ticks.min = m.ticks.p10 = m.ticks.median * 0.99;
       m.ticks.p90 = m.ticks.max = m.ticks.median * 1.01;
+      m.ticks.median_lo = m.ticks.median * 0.995;
+      m.ticks.median_hi = m.ticks.median * 1.005;
       m.ticks.spread = 0.02;
       m.ticks.status = sw::stability::stable;
       m.cycles_median = m.ns_median * 3.0;
@@ -155,6 +157,8 @@ TEST_F(Profile, RoundTripIsExact) {
   EXPECT_EQ(q.machine.counter_hz, p.machine.counter_hz);
   ASSERT_EQ(q.cpus.size(), p.cpus.size());
   EXPECT_EQ(q.cpus.back().relax.front().ns_median, p.cpus.back().relax.front().ns_median);
+  EXPECT_EQ(q.cpus.back().relax.front().ticks.median_lo, p.cpus.back().relax.front().ticks.median_lo);
+  EXPECT_EQ(q.cpus.back().relax.front().ticks.median_hi, p.cpus.back().relax.front().ticks.median_hi);
   EXPECT_EQ(q.topo.core_kinds.at(0).infos, p.topo.core_kinds.at(0).infos);
   EXPECT_EQ(q.c2c.one_way_ns, p.c2c.one_way_ns);
   EXPECT_EQ(q.recommendations.size(), p.recommendations.size());
@@ -272,6 +276,9 @@ std::vector<bad_case> bad_cases(const std::string& good, const std::string& cpu_
   v.push_back({"negative cost", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": -13.0"),
                sw::profile_errc::invalid});
   v.push_back({"absurd cost", replace_once(good, "\"ns_median\": 13.0", "\"ns_median\": 1e9"),
+               sw::profile_errc::invalid});
+  v.push_back({"median outside its interval",
+               replace_once(good, "\"median_lo\": ", "\"median_lo\": 1e6, \"x\": "),
                sw::profile_errc::invalid});
   v.push_back({"unknown relax kind", replace_once(good, "\"kind\": \"none\"", "\"kind\": \"warp\""),
                sw::profile_errc::invalid});

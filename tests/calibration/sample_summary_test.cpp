@@ -56,6 +56,27 @@ TEST(SampleSummary, TwoClustersAreBimodal) {
   EXPECT_NEAR(s.high_share, 10.0 / 31.0, 0.01);
 }
 
+// Guards against the median's interval being the trials' spread: a third of the trials twice as
+// slow (a busy host) puts p90 in the slow mode, while the interval of the median stays in the
+// fast one; half of them slow, and the interval spans both, as the median could be in either.
+TEST(SampleSummary, TheMediansIntervalIsNotTheTrialsSpread) {
+  std::vector<double> v = around(30.0, 68, 0.002);
+  const std::vector<double> slow = around(62.0, 33, 0.002);
+  v.insert(v.end(), slow.begin(), slow.end());
+  sw::sample_summary s = sw::summarize(v);
+  EXPECT_GT(s.p90, 60.0);
+  EXPECT_LE(s.median_lo, s.median);
+  EXPECT_GE(s.median_hi, s.median);
+  EXPECT_GT(s.median_lo, 29.5);
+  EXPECT_LT(s.median_hi, 30.5);
+  v = around(30.0, 50, 0.002);
+  const std::vector<double> half = around(62.0, 51, 0.002);
+  v.insert(v.end(), half.begin(), half.end());
+  s = sw::summarize(v);
+  EXPECT_LT(s.median_lo, 31.0);
+  EXPECT_GT(s.median_hi, 61.0);
+}
+
 // Guards against a uniformly smeared sample (frequency changes) passing as stable.
 TEST(SampleSummary, WideSpreadIsNoisy) {
   std::vector<double> v;

@@ -208,6 +208,42 @@ TEST(WatchMeaning, FullRunDriftWarningExplains) {
   for (const std::string& w : r.warnings) EXPECT_FALSE(has(w, "snapshot")) << w;
 }
 
+// Guards against the empty-loop baseline alarming: `none` split into modes by a timer tick (it
+// is a few instructions a step) while PAUSE is stable must warn of nothing and pass --strict.
+TEST(Calibration, TheLoopBaselinesAreReportedNotJudged) {
+  sw::calibration_result r;
+  sw::cpu_calibration c;
+  c.cpu = 0;
+  c.core_clock_plausible = true;
+  sw::relax_measurement pause;
+  pause.kind = sw::relax_kind::pause;
+  pause.trials = 101;
+  pause.ticks.n = 101;
+  pause.ticks.median = 37;
+  pause.ticks.status = sw::stability::stable;
+  c.relax.push_back(pause);
+  for (sw::relax_kind k : {sw::relax_kind::none, sw::relax_kind::barrier}) {
+    sw::relax_measurement m = pause;
+    m.kind = k;
+    m.ticks.median = 0.6;
+    m.ticks.status = sw::stability::bimodal;
+    m.ticks.low_mode = 0.5;
+    m.ticks.high_mode = 1.2;
+    m.ticks.high_share = 0.2;
+    c.relax.push_back(m);
+  }
+  r.cpus.push_back(c);
+  EXPECT_TRUE(r.all_stable());
+  sw::detail::add_calibration_warnings(r);
+  for (const std::string& w : r.warnings) ADD_FAILURE() << "a baseline warned: " << w;
+  // PAUSE itself is still judged.
+  r.cpus[0].relax[0].ticks.status = sw::stability::bimodal;
+  EXPECT_FALSE(r.all_stable());
+  sw::detail::add_calibration_warnings(r);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(has(r.warnings[0], "pause")) << r.warnings[0];
+}
+
 // Guards against options that would run for ever, sample nothing twice, or divide by zero.
 TEST(Watch, BadOptionsAreRefused) {
   sw::watch_options o;

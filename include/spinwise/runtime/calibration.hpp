@@ -156,7 +156,8 @@ struct calibration_result {
   double elapsed_s = 0;
 
   const cpu_calibration* find(int cpu) const noexcept;
-  // True when every measured (cpu, kind) is stable and no CPU failed.
+  // True when every measured (cpu, kind) is stable and no CPU failed; the loop-overhead
+  // baselines `none` and `barrier` are reported but not judged.
   bool all_stable() const noexcept;
 };
 

@@ -40,9 +40,16 @@ struct engine_advice_input {
   std::string arch;        // machine_info::arch: only "x86_64" is covered
   double relax_ns = 0;     // PAUSE, median over the machine's CPUs
   double relax_ticks = 0;  // the same in counter (TSC) ticks, what MariaDB's own timing sees
-  // The spread of the measurement: the lowest p10 and the highest p90 over the CPUs (0: unknown).
-  // A noisy measurement still gives advice when every cost in that range gives the same settings.
+  // Where the median cost may be: the lowest and highest end of the CPUs' 95% intervals of their
+  // median (sample_summary::median_lo/hi; 0: unknown). A noisy measurement still gives advice when
+  // every cost in that range gives the same settings. A tail of slow trials (a loaded host) widens
+  // the trials' p10..p90 far more than this.
   double relax_ns_lo = 0, relax_ns_hi = 0, relax_ticks_lo = 0, relax_ticks_hi = 0;
+  // Where single trials fell: the lowest p10 and highest p90 over the CPUs, in ns (reported only).
+  double trial_ns_p10 = 0, trial_ns_p90 = 0;
+  // The range above is p10..p90 of single trials instead: a profile from before the median's
+  // interval was kept (wider, so it refuses where a new measurement might not).
+  bool range_from_trials = false;
   bool stable = false;                         // every CPU's PAUSE measurement was stable
   std::string unstable_why;                    // which CPUs were not, when not
   double unit_ns = kDefaultTargetNs;           // the target delay unit (--target-ns)
@@ -61,8 +68,11 @@ struct engine_advice {
   std::string engine_name;  // "MySQL 8.0.30+", "MariaDB 10.11"
   std::string section;      // "mysqld" or "mariadbd"
   double relax_ns = 0, relax_ticks = 0;
-  double relax_ns_lo = 0, relax_ns_hi = 0;  // the measurement's p10..p90 (0: not known)
+  double relax_ns_lo = 0, relax_ns_hi = 0;    // the median's 95% interval (0: not known)
+  bool range_from_trials = false;             // ... or, from an older profile, p10..p90 of trials
+  double trial_ns_p10 = 0, trial_ns_p90 = 0;  // where single trials fell (0: not known)
   bool stable = false;
+  std::string measured;           // how the cost was measured, when more than once (the tool's note)
   double unit_ns = 0;             // the target delay unit
   double target_round_ns = 0;     // what the default round meant on the CPUs it was tuned on
   double default_round_ns = 0;    // what the default round takes on this machine
@@ -80,8 +90,9 @@ enum class advice_status {
 
 struct advice_result {
   advice_status status = advice_status::ok;
-  std::string message;  // why, when not ok
-  engine_advice advice;
+  std::string message;                   // why, when not ok
+  std::vector<std::string> suggestions;  // what to do instead, when uncertain
+  engine_advice advice;                  // when uncertain: the cost and its range, no settings
 };
 
 // "mysql" or "mariadb"; false for anything else.
@@ -97,6 +108,9 @@ engine_advice_input advice_input_from(const calibration_result& r, engine which,
 // The snippet: "[section]" and "name = value" lines, each followed by its "# ..." comment lines.
 std::string format_advice_text(const engine_advice& a, const calibration_result* r = nullptr);
 std::string format_advice_json(const engine_advice& a, const calibration_result* r = nullptr);
+// A refusal as a JSON document ("advice": null, "refused": why, the measurement, the suggestions):
+// what --format json prints on stdout when there is no advice.
+std::string format_refusal_json(const advice_result& refused, const calibration_result* r = nullptr);
 
 // MariaDB's multiplier for a PAUSE of `ticks` counter ticks (the start-up rule above).
 unsigned mariadb_relax_multiplier(double ticks);

@@ -39,6 +39,10 @@ struct sample_summary {
   std::uint32_t n = 0;
   double min = 0, p10 = 0, median = 0, p90 = 0, max = 0;  // quantiles by order_stats.hpp's one rank rule
   double spread = 0;                                      // (p90 - p10) / median; 0 when the median is 0
+  // The 95% interval of the median (uncertainty.hpp's order-statistics rule): where the typical
+  // trial's value is, as opposed to p10..p90, where single trials fall. A tail of slow trials (a
+  // busy host) widens p10..p90 but moves this only as far as it moves the median.
+  double median_lo = 0, median_hi = 0;
   stability status = stability::insufficient;
   // For bimodal samples: the medians of the lower and upper cluster, and the upper's share.
   double low_mode = 0, high_mode = 0, high_share = 0;
