@@ -2,6 +2,10 @@
 # Installs, with apt-get, whatever spinwise needs that this Debian 12 machine lacks.
 # Idempotent, and silent when nothing is missing. Run as root (or with sudo available).
 #   tools/setup.sh           what building and testing spinwise needs
+#   tools/setup.sh calibrate what building spinwise-calibrate alone needs (a compiler, CMake, Ninja
+#                            and two header-only libraries; hwloc for the topology): what
+#                            tools/quickstart.sh installs, and all a database host needs for
+#                            --advise. No test toolchain (qemu, cross compiler, clang, SPIN, peers).
 #   tools/setup.sh engines   what the real-engine harness needs (bench/engines/mariadb): Debian's
 #                            MariaDB server and client binaries (the -core packages: no system
 #                            service is installed or started), sysbench, and perf for cpu-clock
@@ -11,7 +15,8 @@ set -euo pipefail
 case ${1:-} in
   "") set_name=default ;;
   engines) set_name=engines ;;
-  *) echo "setup: unknown package set '$1' (known: engines; none for the default set)" >&2; exit 2 ;;
+  calibrate) set_name=calibrate ;;
+  *) echo "setup: unknown package set '$1' (known: calibrate, engines; none for the default set)" >&2; exit 2 ;;
 esac
 
 packages=(
@@ -25,6 +30,7 @@ packages=(
   spin gcc clang-format
   libtbb-dev libabsl-dev
 )
+[ "$set_name" = calibrate ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev)
 [ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox)
 
 missing=()

@@ -156,7 +156,7 @@ relax_multiplier=$(python3 "$here/analyze.py" read-multiplier --pid "$server_pid
 # retried for up to a minute; the harness does not sweep on a guess.
 if [ -z "$advised" ]; then
   calib=""
-  for c in "${SPINWISE_CALIBRATE:-}" "$root/build/release/tools/spinwise-calibrate"; do
+  for c in "${SPINWISE_CALIBRATE:-}" "$root/build/release/tools/spinwise-calibrate" "$root/build/calibrate/tools/spinwise-calibrate"; do
     [ -n "$c" ] && [ -x "$c" ] && { calib=$c; break; }
   done
   [ -n "$calib" ] || die "spinwise-calibrate not built (tools/quickstart.sh builds it; or pass --advised N)"
