@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 #include <gnu/libc-version.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -29,6 +30,7 @@
 #define SPINWISE_BENCH_HAVE_SINGLE_THREADED 1
 #endif
 
+#include "console.hpp"
 #include "cs_loop.hpp"
 #include "lock_list.hpp"
 #include "run_record.hpp"
@@ -440,7 +442,27 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&gb_argc, gb_argv.data());
   if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
   add_context(c, argc, argv, catalogue);
-  benchmark::RunSpecifiedBenchmarks();
+  // The console, unless another format is asked for: Google Benchmark's own prints every counter.
+  // The last of a repeated flag wins, as in Google Benchmark's parser.
+  std::string format = "console";
+  bool color = isatty(STDOUT_FILENO) != 0;
+  bool tabular = false;
+  for (const auto& a : args) {
+    if (a.rfind("--benchmark_format=", 0) == 0) format = a.substr(a.find('=') + 1);
+    if (a.rfind("--benchmark_color=", 0) == 0) {
+      const std::string v = a.substr(a.find('=') + 1);
+      color = v == "true" || v == "yes" || v == "1" || (v == "auto" && isatty(STDOUT_FILENO) != 0);
+    }
+    if (a.rfind("--benchmark_counters_tabular=", 0) == 0) tabular = a.substr(a.find('=') + 1) == "true";
+  }
+  if (format == "console") {
+    const int opts =
+        (color ? sb::short_console::OO_Color : 0) | (tabular ? sb::short_console::OO_Tabular : 0);
+    sb::short_console console(static_cast<sb::short_console::OutputOptions>(opts));
+    benchmark::RunSpecifiedBenchmarks(&console);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   return 0;
 }

@@ -194,15 +194,21 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
                              : std::string("\\none run per point: no spread to draw (--repeat)");
   std::string esc_png;
   for (char c : png_path) esc_png += (c == '"' ? '_' : c);
-  o << "set terminal pngcairo size 1500,520 font 'sans,10' noenhanced\n"
+  // One legend for the three panels, under them: inside each panel, at the top right, it covered
+  // the highest delays' points. Every panel keeps the same bottom margin, so their axes line up.
+  o << "set terminal pngcairo size 1500,640 font 'sans,10' noenhanced\n"
     << "set output \"" << esc_png << "\"\n"
     << "set multiplot layout 1,3 title \"" << esc_title << "\"\n"
-    << "set grid\nset key top right font 'sans,8'\nset xlabel 'spin_wait_delay'\n"
+    << "set grid\nset bmargin at screen 0.24\nset xlabel 'spin_wait_delay'\n"
     << "set xrange [-1:*]\nset yrange [0:*]\n";
   const char* panels[3][2] = {{"requests/s", "2:3:4"},
                               {"p99 request RT (ms)", "5:6:7"},
                               {"spin delays (% of process CPU)", "8:9:10"}};
+  bool keyed = false;
   for (const auto& panel : panels) {
+    o << (keyed ? "unset key\n"
+                : "set key at screen 0.5,0.09 center center vertical maxrows 3 font 'sans,9'\n");
+    keyed = true;
     o << "set title '" << panel[0] << "'\nset ylabel '" << panel[0] << "'\nplot ";
     bool first = true;
     for (const auto& [name, policy, cpu] : blocks) {

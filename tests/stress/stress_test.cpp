@@ -1239,6 +1239,9 @@ TEST(StressSweep, RunsAndPlots) {
   EXPECT_NE(script.find("skylake (adaptive, no knob)"), std::string::npos) << script;
   EXPECT_NE(script.find("with yerrorlines dt 2"), std::string::npos) << "adaptive: a dashed level";
   EXPECT_EQ(script.find("\"quoted\""), std::string::npos) << "a title quote would end the gnuplot string";
+  // One legend, placed under the panels (at screen coordinates): one inside a panel covers the data.
+  EXPECT_NE(script.find("set key at screen"), std::string::npos) << script;
+  EXPECT_EQ(script.find("set key top"), std::string::npos) << script;
   // The spread: each point's median with its interval as error bars (x y ylow yhigh per panel).
   EXPECT_NE(script.find("using 1:2:3:4 with yerrorlines"), std::string::npos) << script;
   EXPECT_NE(script.find("using 1:8:9:10 with yerrorbars"), std::string::npos) << script;
