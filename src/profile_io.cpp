@@ -1,15 +1,10 @@
-// Profile files: the atomic write (temporary file + rename), the bounded read, $SPINWISE_PROFILE.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
+// Profile files: the atomic write (runtime/atomic_file.hpp), the bounded read, $SPINWISE_PROFILE.
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 
 #include "profile_internal.hpp"
 #include "small_file.hpp"
+#include "spinwise/runtime/atomic_file.hpp"
 
 namespace spinwise {
 
@@ -27,33 +22,7 @@ bool write_profile(const std::string& path, const calibration_result& r, std::st
   } catch (const std::exception& e) {
     return fail(std::string("could not build the profile: ") + e.what());
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  // Errors name the file asked for; the temporary beside it is an implementation detail.
-  if (fd < 0) return fail("cannot create " + path + ": " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return fail("cannot write " + path + ": " + std::strerror(e));
-    }
-    done += static_cast<std::size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    return fail("cannot write " + path + ": " + std::strerror(e));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    return fail("cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
-  }
-  return true;
+  return write_file_atomically(path, text, error);
 }
 
 namespace {

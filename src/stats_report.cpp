@@ -1,7 +1,5 @@
 #include "spinwise/runtime/stats_report.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -15,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/cpu_time.hpp"
 
 namespace spinwise {
 namespace {
@@ -41,12 +40,7 @@ void add(lock_stats_totals& a, const lock_stats_totals& b) {
   a.max_wait_ticks = std::max(a.max_wait_ticks, b.max_wait_ticks);
 }
 
-double process_cpu_seconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
+double process_cpu_seconds() { return static_cast<double>(detail::process_cpu_ns()) * 1e-9; }
 
 // Everything recorded since the process started, merged by class name.
 std::map<std::string, lock_stats_totals> collect_all() {

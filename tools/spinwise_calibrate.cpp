@@ -1,6 +1,6 @@
 // spinwise-calibrate: measure what one relax instruction costs on every CPU of this machine,
 // write the profile engines load, and print the settings that keep spin waits the same length in
-// time (spinwise's and MySQL's). See README.md, "Calibration".
+// time (spinwise's and MySQL's). See docs/calibration.md.
 //
 // --watch SECONDS follows each CPU's relax cost over time instead (docs/calibration.md, "Watching
 // the relax cost over time"): a table or JSON, and a gnuplot timeline with --plot.
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/runtime/atomic_file.hpp"
 #include "spinwise/runtime/c2c.hpp"
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/engine_advice.hpp"
@@ -419,29 +420,9 @@ std::string cannot_create(const std::string& path) {
   return "cannot create " + path + ": " + std::strerror(errno);
 }
 
-// Writes `text` to `path` (temporary file + rename, as write_profile does).
+// Writes `text` to `path` (spinwise::write_file_atomically, as write_profile does).
 bool write_text(const std::string& path, const std::string& text, std::string& why) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      why = "cannot create " + tmp;
-      return false;
-    }
-    f << text;
-    f.flush();
-    if (!f) {
-      why = "cannot write " + tmp;
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    why = "cannot rename " + tmp + " to " + path;
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return sw::write_file_atomically(path, text, &why);
 }
 
 // --watch, its options checked: watch, print, write the document and the plot. The exit code.

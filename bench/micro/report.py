@@ -1134,7 +1134,7 @@ def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
                     row += [repr(x), "?", "?", "?"]
             f.write(" ".join(row) + "\n")
     cmds = [
-        "set terminal pngcairo size 1100,650 enhanced font 'sans,10'",
+        "set terminal pngcairo size 1100,650 noenhanced font 'sans,10'",
         f"set output {gp_quote(path)}",
         "set datafile missing '?'",
         f"set title {gp_quote(title + ' (bars: interval of the median over the repetitions)')} noenhanced",

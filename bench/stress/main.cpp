@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +15,7 @@
 #include "cli.hpp"
 #include "report.hpp"
 #include "session.hpp"
+#include "spinwise/runtime/atomic_file.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 #include "stuck_watch.hpp"
 #include "sweep.hpp"
@@ -30,11 +30,9 @@ bool write_to(const std::string& path, const std::string& text) {
     std::cout << text << std::flush;
     return true;
   }
-  std::ofstream f(path);
-  f << text;
-  f.close();
-  if (!f) {
-    std::fprintf(stderr, "spinwise-stress: error: cannot write %s\n", path.c_str());
+  std::string why;
+  if (!spinwise::write_file_atomically(path, text, &why)) {
+    std::fprintf(stderr, "spinwise-stress: error: %s\n", why.c_str());
     return false;
   }
   return true;

@@ -1,21 +1,14 @@
 #include "measurement.hpp"
 
-#include <time.h>
-
 #include <string>
 
 #include "lock_catalog.hpp"
+#include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
 
 namespace spinwise::stress {
 
 namespace {
-
-double now_process_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
 
 double per_s(std::uint64_t n, double window_s) { return static_cast<double>(n) / window_s; }
 
@@ -32,7 +25,7 @@ const lock_class_stats* stress_class(const stats_snapshot& window) {
 instant instant::now() {
   instant i;
   i.wall = std::chrono::steady_clock::now();
-  i.cpu_ns = now_process_cpu_ns();
+  i.cpu_ns = static_cast<double>(spinwise::detail::process_cpu_ns());
   getrusage(RUSAGE_SELF, &i.ru);
   i.stats = take_stats_snapshot();
   return i;

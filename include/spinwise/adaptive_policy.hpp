@@ -48,13 +48,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <ctime>
 #include <new>
 #include <string_view>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/adaptive_controller.hpp"
+#include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_store.hpp"
 #include "spinwise/detail/process_state.hpp"
@@ -158,13 +158,6 @@ SPINWISE_ALWAYS_INLINE adaptive_class_state* adaptive_state_now() noexcept {
   adaptive_class_state* s =
       found_once<adaptive_class_state, adaptive_key<Tag>>::ptr.load(std::memory_order_acquire);
   return SPINWISE_LIKELY(s != nullptr) ? s : find_adaptive_state<Tag>(on_busy::give_up);
-}
-
-// This process's CPU time in ns (0 if the clock cannot be read).
-inline std::uint64_t process_cpu_ns() noexcept {
-  timespec ts{};
-  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // Moves `w` into the class's counters and, once a window is full, decides (one thread at a

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
+#include "spinwise/runtime/atomic_file.hpp"
 #include "spinwise/spinwise.hpp"
 #include "test_util.hpp"
 
@@ -394,6 +396,32 @@ TEST_F(Profile, WriteIsAtomicAndReportsFailures) {
   EXPECT_FALSE(sw::write_profile(missing, p, &why));
   EXPECT_NE(why.find("cannot create " + missing + ": "), std::string::npos) << why;
   EXPECT_EQ(why.find(".tmp."), std::string::npos) << "names the file asked for, not its temporary: " << why;
+}
+
+// The one whole-file writer (profiles, spinwise-calibrate's documents, spinwise-stress's results):
+// it replaces a file, writes through a link and leaves the link, and writes a device in place.
+TEST(AtomicFile, ReplacesWritesThroughLinksAndLeavesDevicesAlone) {
+  temp_dir d;
+  std::string why;
+  const std::string file = d / "r.json";
+  ASSERT_TRUE(sw::write_file_atomically(file, "old", &why)) << why;
+  ASSERT_TRUE(sw::write_file_atomically(file, "new", &why)) << why;
+  EXPECT_EQ(read_file(file), "new");
+  const std::string link = d / "link.json";
+  ASSERT_EQ(::symlink(file.c_str(), link.c_str()), 0);
+  ASSERT_TRUE(sw::write_file_atomically(link, "through", &why)) << why;
+  EXPECT_TRUE(std::filesystem::is_symlink(link)) << "the link was replaced by a file";
+  EXPECT_EQ(read_file(file), "through");
+  std::size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2u) << "no temporary file left behind";
+  // A rename over /dev/null would leave a regular file there, for every process on the machine.
+  ASSERT_TRUE(sw::write_file_atomically("/dev/null", "nothing", &why)) << why;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.tmp." + std::to_string(::getpid())));
 }
 
 // The start-up path an engine uses: unset is not an error, a bad file is reported with its path.
