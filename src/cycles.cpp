@@ -17,7 +17,8 @@
 namespace spinwise {
 namespace {
 
-constexpr std::string_view kCyclesSourceNames[] = {"auto", "perf", "estimate"};
+constexpr detail::enum_name<cycles_source> kCyclesSourceNames[] = {
+    {cycles_source::automatic, "auto"}, {cycles_source::perf, "perf"}, {cycles_source::estimate, "estimate"}};
 
 // The chains read their operands through volatile pointers so the compiler cannot precompute
 // them, and use signed arithmetic: GCC reassociates unsigned additions (it summed the 16 loads
@@ -61,10 +62,10 @@ SPINWISE_CHAIN_ATTRS std::int64_t add_xor_chain(const volatile std::int64_t* one
 
 }  // namespace
 
-std::string_view to_string(cycles_source s) noexcept { return detail::enum_name(kCyclesSourceNames, s); }
+std::string_view to_string(cycles_source s) noexcept { return detail::name_in(kCyclesSourceNames, s); }
 
 bool parse_cycles_source(std::string_view text, cycles_source& out) noexcept {
-  return detail::parse_enum_name(kCyclesSourceNames, text, out);
+  return detail::parse_in(kCyclesSourceNames, text, out);
 }
 
 // --- perf_event ---------------------------------------------------------------------------

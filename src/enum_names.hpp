@@ -1,25 +1,35 @@
 #pragma once
-// Names of the runtime's enums, whose values are 0, 1, 2...: one table of names per enum, and the
-// two directions between them (not installed).
+// The names of an enum's values, printed and parsed: one table per enum, read by its to_string()
+// and by its parser, so the two cannot disagree. The one such helper of the runtime (cycle
+// sources, stabilities, profile errors) and of spinwise-stress (scenarios, CPUs, policies). Not
+// installed.
 
 #include <cstddef>
 #include <string_view>
 
 namespace spinwise::detail {
 
-// names[e], or "unknown" for a value outside the table.
+template <class E>
+struct enum_name {
+  E value;
+  std::string_view name;
+  bool parsable = true;  // false: printed, never accepted on the command line
+};
+
 template <class E, std::size_t N>
-std::string_view enum_name(const std::string_view (&names)[N], E e) noexcept {
-  const auto i = static_cast<std::size_t>(e);
-  return i < N ? names[i] : std::string_view("unknown");
+constexpr std::string_view name_in(const enum_name<E> (&names)[N], E v) noexcept {
+  for (const enum_name<E>& n : names) {
+    if (n.value == v) return n.name;
+  }
+  return "unknown";
 }
 
-// The value whose name is `text`; false, and `out` unchanged, for any other text.
+// The parsable value named `s`; false (and `out` unchanged) for any other text.
 template <class E, std::size_t N>
-bool parse_enum_name(const std::string_view (&names)[N], std::string_view text, E& out) noexcept {
-  for (std::size_t i = 0; i < N; ++i) {
-    if (names[i] == text) {
-      out = static_cast<E>(i);
+bool parse_in(const enum_name<E> (&names)[N], std::string_view s, E& out) noexcept {
+  for (const enum_name<E>& n : names) {
+    if (n.parsable && n.name == s) {
+      out = n.value;
       return true;
     }
   }

@@ -18,13 +18,25 @@ namespace {
 using detail::kProfileUnchanged;
 using detail::profile_failure;
 
-constexpr std::string_view kErrcNames[] = {
-    "ok",        "not_set",       "not_found", "unreadable",    "too_large",    "empty",   "truncated",
-    "malformed", "wrong_version", "invalid",   "other_machine", "kind_missing", "rejected"};
+constexpr detail::enum_name<profile_errc> kErrcNames[] = {
+    {profile_errc::ok, "ok"},
+    {profile_errc::not_set, "not_set"},
+    {profile_errc::not_found, "not_found"},
+    {profile_errc::unreadable, "unreadable"},
+    {profile_errc::too_large, "too_large"},
+    {profile_errc::empty, "empty"},
+    {profile_errc::truncated, "truncated"},
+    {profile_errc::malformed, "malformed"},
+    {profile_errc::wrong_version, "wrong_version"},
+    {profile_errc::invalid, "invalid"},
+    {profile_errc::other_machine, "other_machine"},
+    {profile_errc::kind_missing, "kind_missing"},
+    {profile_errc::rejected, "rejected"},
+};
 
 }  // namespace
 
-std::string_view to_string(profile_errc e) noexcept { return detail::enum_name(kErrcNames, e); }
+std::string_view to_string(profile_errc e) noexcept { return detail::name_in(kErrcNames, e); }
 
 profile_status apply_profile(const calibration_result& p) {
   const relax_kind kind = active_relax();

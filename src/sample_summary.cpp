@@ -10,14 +10,18 @@
 namespace spinwise {
 namespace {
 
-constexpr std::string_view kStabilityNames[] = {"stable", "noisy", "bimodal", "drifting", "insufficient"};
+constexpr detail::enum_name<stability> kStabilityNames[] = {{stability::stable, "stable"},
+                                                            {stability::noisy, "noisy"},
+                                                            {stability::bimodal, "bimodal"},
+                                                            {stability::drifting, "drifting"},
+                                                            {stability::insufficient, "insufficient"}};
 
 }  // namespace
 
-std::string_view to_string(stability s) noexcept { return detail::enum_name(kStabilityNames, s); }
+std::string_view to_string(stability s) noexcept { return detail::name_in(kStabilityNames, s); }
 
 bool parse_stability(std::string_view text, stability& out) noexcept {
-  return detail::parse_enum_name(kStabilityNames, text, out);
+  return detail::parse_in(kStabilityNames, text, out);
 }
 
 sample_summary summarize(std::vector<double> values, const stability_limits& limits) {

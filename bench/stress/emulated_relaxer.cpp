@@ -17,10 +17,10 @@ namespace spinwise::stress {
 namespace {
 
 // custom is what --relax-ns sets: printed, not a --cpu-model value.
-constexpr enum_name<cpu_model> kCpuModelNames[] = {{cpu_model::native, "native"},
-                                                   {cpu_model::broadwell, "broadwell"},
-                                                   {cpu_model::skylake, "skylake"},
-                                                   {cpu_model::custom, "custom", false}};
+constexpr detail::enum_name<cpu_model> kCpuModelNames[] = {{cpu_model::native, "native"},
+                                                           {cpu_model::broadwell, "broadwell"},
+                                                           {cpu_model::skylake, "skylake"},
+                                                           {cpu_model::custom, "custom", false}};
 
 }  // namespace
 

@@ -29,7 +29,7 @@ namespace spinwise::stress {
 namespace {
 
 // none is the reference locks' "policy": printed, not a --policy value.
-constexpr enum_name<policy_kind> kPolicyNames[] = {
+constexpr detail::enum_name<policy_kind> kPolicyNames[] = {
     {policy_kind::innodb, "innodb"},           {policy_kind::time, "time"},
     {policy_kind::exp_backoff, "exp_backoff"}, {policy_kind::no_backoff, "no_backoff"},
     {policy_kind::adaptive, "adaptive"},       {policy_kind::none, "none", false}};
@@ -179,7 +179,7 @@ struct entry {
 // The policy a library policy type is, by its own name() ("innodb", "time", ...); none for a
 // name this tool does not know.
 constexpr policy_kind kind_named(std::string_view name) noexcept {
-  for (const enum_name<policy_kind>& n : kPolicyNames) {
+  for (const detail::enum_name<policy_kind>& n : kPolicyNames) {
     if (n.parsable && n.name == name) return n.value;
   }
   return policy_kind::none;

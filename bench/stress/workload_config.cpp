@@ -15,8 +15,8 @@ namespace spinwise::stress {
 
 namespace {
 
-constexpr enum_name<scenario> kScenarioNames[] = {{scenario::stats_lock, "stats-lock"},
-                                                  {scenario::hot_page, "hot-page"}};
+constexpr detail::enum_name<scenario> kScenarioNames[] = {{scenario::stats_lock, "stats-lock"},
+                                                          {scenario::hot_page, "hot-page"}};
 
 }  // namespace
 
