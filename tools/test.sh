@@ -163,8 +163,13 @@ stage_aarch64() {
   done
   return $rc
 }
+# The generic backend changes only how a relax is issued: the logic above it is what the release and
+# aarch64 stages test at -O3, so this stage builds at -O1 (as the sanitized ones) and skips the
+# header check (the release stage's): its build is the stage's whole cost but 25 s of tests, and
+# the stage took 134 s instead of 183 s on a 2-vCPU Emerald Rapids guest.
 stage_generic() {
-  build $broot/generic -DCMAKE_BUILD_TYPE=Release -DSPINWISE_ARCH=generic -DSPINWISE_BUILD_MICROBENCH=OFF &&
+  build $broot/generic -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" \
+    -DSPINWISE_ARCH=generic -DSPINWISE_BUILD_MICROBENCH=OFF -DSPINWISE_HEADER_CHECK=OFF &&
     run_ctest $broot/generic SPINWISE_TEST_SCALE=0.5 -- -LE "package|thread_safety"
 }
 
