@@ -565,4 +565,40 @@ std::string format_refusal_json(const advice_result& refused, const calibration_
   return d.dump(2) + "\n";
 }
 
+advice_rounds advise_measuring_again(
+    calibration_result first, const std::function<advice_result(const calibration_result&)>& advise,
+    const std::function<bool(std::uint32_t trials, calibration_result& out, std::string* why)>& measure,
+    int retries, std::uint32_t max_trials) {
+  advice_rounds out;
+  out.result = std::move(first);
+  out.trials.push_back(out.result.settings.trials);
+  out.advice = advise(out.result);
+  // The interval of the median narrows as trials are added: three times the trials, each time.
+  for (int again = 0; again < retries && out.advice.status == advice_status::uncertain &&
+                      std::uint64_t{out.result.settings.trials} * 3 <= max_trials;
+       ++again) {
+    calibration_result more;
+    if (!measure(out.result.settings.trials * 3, more, &out.why)) {
+      out.failed = true;
+      return out;
+    }
+    if (out.result.has_c2c && !more.has_c2c) {
+      more.has_c2c = true;
+      more.c2c = out.result.c2c;
+    }
+    out.result = std::move(more);
+    out.trials.push_back(out.result.settings.trials);
+    out.advice = advise(out.result);
+  }
+  if (out.trials.size() > 1) {
+    std::string measured;
+    for (std::uint32_t t : out.trials) measured += (measured.empty() ? "" : ", then ") + std::to_string(t);
+    out.advice.advice.measured =
+        "trials a CPU: " + measured + " (the fewer left the advice open on a noisy host)";
+    if (out.advice.status != advice_status::ok)
+      out.advice.message += " (measured with " + measured + " trials a CPU)";
+  }
+  return out;
+}
+
 }  // namespace spinwise

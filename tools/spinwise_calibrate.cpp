@@ -755,33 +755,28 @@ int main(int argc, char** argv) {
   progress.clear();
 
   if (advising) {
-    sw::advice_result a =
-        advice_from(result, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns);
     // A busy host: when the median's interval still leaves the advice open, measure again with
-    // three times the trials (the interval narrows as trials are added), twice at most, and say so.
-    std::string measured = std::to_string(result.settings.trials);
-    for (int again = 0; again < kAdviceRetries && a.status == sw::advice_status::uncertain &&
-                        result.settings.trials * 3 <= kMaxTrials;
-         ++again) {
-      opt.trials = result.settings.trials * 3;
+    // three times the trials, twice at most, and say so (sw::advise_measuring_again).
+    const auto advise = [&](const sw::calibration_result& r) {
+      return advice_from(r, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns);
+    };
+    const auto measure = [&](std::uint32_t more_trials, sw::calibration_result& out, std::string* error) {
+      opt.trials = more_trials;
       progress.note(("the advice is open within the measurement's interval: measuring again with " +
-                     std::to_string(opt.trials) + " trials a CPU...")
+                     std::to_string(more_trials) + " trials a CPU...")
                         .c_str());
-      sw::calibration_result more;
-      if (!sw::calibrate(opt, more, &why)) {
-        progress.clear();
-        std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());
-        return kExitFailure;
-      }
+      const bool ok = sw::calibrate(opt, out, error);
       progress.clear();
-      result = std::move(more);
-      measured += ", then " + std::to_string(result.settings.trials);
-      a = advice_from(result, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns);
+      return ok;
+    };
+    sw::advice_rounds rounds =
+        sw::advise_measuring_again(std::move(result), advise, measure, kAdviceRetries, kMaxTrials);
+    if (rounds.failed) {
+      std::fprintf(stderr, "spinwise-calibrate: %s\n", rounds.why.c_str());
+      return kExitFailure;
     }
-    if (measured.find(',') != std::string::npos) {
-      a.advice.measured = "trials a CPU: " + measured + " (the fewer left the advice open on a noisy host)";
-      if (a.status != sw::advice_status::ok) a.message += " (measured with " + measured + " trials a CPU)";
-    }
+    result = std::move(rounds.result);
+    const sw::advice_result& a = rounds.advice;
     const int rc = print_advice(a, result, format);
     if (rc != kExitOk || output.empty()) return rc;
     if (!sw::write_profile(output, result, &why)) {

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace sw = spinwise;
 
@@ -443,4 +445,73 @@ TEST(EngineAdvice, SnippetAndJsonCarryTheSameSettings) {
   EXPECT_EQ(j["my_cpu_relax_multiplier"], 200);
   EXPECT_DOUBLE_EQ(j["relax"]["ns"].get<double>(), 10.58);
   EXPECT_EQ(j["warnings"].size(), 1u);
+}
+
+// The busy host's rule, with the measurement and the advice played by the test: three times the
+// trials while the advice is open, twice at most, never past the bound, saying what it did; a
+// failed measurement ends it; the core-to-core figure of the first measurement is kept.
+TEST(EngineAdvice, AnOpenAdviceIsMeasuredAgainWithMoreTrialsTwiceAtMost) {
+  const auto measured_with = [](std::uint32_t trials) {
+    sw::calibration_result r;
+    r.settings.trials = trials;
+    return r;
+  };
+  std::vector<std::uint32_t> asked;
+  const auto measure = [&](std::uint32_t trials, sw::calibration_result& out, std::string*) {
+    asked.push_back(trials);
+    out = measured_with(trials);
+    return true;
+  };
+  const auto open_below = [](std::uint32_t enough) {
+    return [enough](const sw::calibration_result& r) {
+      sw::advice_result a;
+      if (r.settings.trials < enough) {
+        a.status = sw::advice_status::uncertain;
+        a.message = "open";
+      }
+      return a;
+    };
+  };
+
+  // Settled by the second measurement.
+  sw::calibration_result first = measured_with(101);
+  first.has_c2c = true;
+  first.c2c.method = "the first measurement's";
+  sw::advice_rounds r = sw::advise_measuring_again(first, open_below(300), measure);
+  EXPECT_EQ(r.advice.status, sw::advice_status::ok);
+  EXPECT_EQ(asked, (std::vector<std::uint32_t>{303}));
+  EXPECT_EQ(r.trials, (std::vector<std::uint32_t>{101, 303}));
+  EXPECT_EQ(r.result.settings.trials, 303u) << "the advice comes with the measurement it is from";
+  EXPECT_NE(r.advice.advice.measured.find("101, then 303"), std::string::npos) << r.advice.advice.measured;
+  EXPECT_TRUE(r.result.has_c2c);
+  EXPECT_EQ(r.result.c2c.method, "the first measurement's");
+
+  // Never settled: two more measurements, then the refusal says with how many trials.
+  asked.clear();
+  r = sw::advise_measuring_again(measured_with(101), open_below(1u << 30), measure);
+  EXPECT_EQ(r.advice.status, sw::advice_status::uncertain);
+  EXPECT_EQ(asked, (std::vector<std::uint32_t>{303, 909}));
+  EXPECT_NE(r.advice.message.find("(measured with 101, then 303, then 909 trials a CPU)"), std::string::npos)
+      << r.advice.message;
+
+  // Settled at once: one measurement, nothing said about it.
+  asked.clear();
+  r = sw::advise_measuring_again(measured_with(101), open_below(0), measure);
+  EXPECT_TRUE(asked.empty());
+  EXPECT_TRUE(r.advice.advice.measured.empty());
+
+  // Not past the bound on trials.
+  asked.clear();
+  r = sw::advise_measuring_again(measured_with(40000), open_below(1u << 30), measure, 2, 100000);
+  EXPECT_TRUE(asked.empty()) << "120000 trials is over the bound";
+  EXPECT_EQ(r.advice.status, sw::advice_status::uncertain);
+
+  // A measurement that fails ends it with its reason.
+  const auto failing = [](std::uint32_t, sw::calibration_result&, std::string* why) {
+    *why = "no CPU left";
+    return false;
+  };
+  r = sw::advise_measuring_again(measured_with(101), open_below(1u << 30), failing);
+  EXPECT_TRUE(r.failed);
+  EXPECT_EQ(r.why, "no CPU left");
 }

@@ -8,6 +8,8 @@
 // nearest in ratio (the smaller of over/target and target/under), and says which way it rounded.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +113,24 @@ std::string format_advice_json(const engine_advice& a, const calibration_result*
 // A refusal as a JSON document ("advice": null, "refused": why, the measurement, the suggestions):
 // what --format json prints on stdout when there is no advice.
 std::string format_refusal_json(const advice_result& refused, const calibration_result* r = nullptr);
+
+// Advice on a busy host: the advice from `first`, and while it is open within the measurement's
+// interval (advice_status::uncertain), a new measurement with three times the trials, `retries`
+// times at most and never past `max_trials`. `measure(trials, out, why)` takes one measurement
+// (false: it failed, why said); `advise(r)` gives the advice from one. When more than one
+// measurement was taken, advice.measured (and an uncertain advice's message) says with how many
+// trials each; a core-to-core figure of the first is kept in the last.
+struct advice_rounds {
+  advice_result advice;
+  calibration_result result;          // the measurement the advice is from (the last)
+  std::vector<std::uint32_t> trials;  // the trials a CPU of each measurement, in order
+  bool failed = false;                // a measurement failed: `why`, and no advice
+  std::string why;
+};
+advice_rounds advise_measuring_again(
+    calibration_result first, const std::function<advice_result(const calibration_result&)>& advise,
+    const std::function<bool(std::uint32_t trials, calibration_result& out, std::string* why)>& measure,
+    int retries = 2, std::uint32_t max_trials = 100000);
 
 // MariaDB's multiplier for a PAUSE of `ticks` counter ticks (the start-up rule above).
 unsigned mariadb_relax_multiplier(double ticks);
