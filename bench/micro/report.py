@@ -994,7 +994,7 @@ class Report:
                 found += vs(lock, EXCLUSIVE_REF, oversub, at_least=0.5, prefix=f"{lock} ")
         add("locks: no spinwise lock below 0.5x std::mutex at 4x and 16x oversubscription", *cells(found))
 
-        # The adaptive policy (issue 16): no knob against the fixed default, and against tbb::spin_mutex
+        # The adaptive policy: no knob against the fixed default, and against tbb::spin_mutex
         # where hybrid_mutex trailed it (16x oversubscription, 1000 ns critical sections).
         for lock in ("hybrid_mutex", "ttas_mutex"):
             add(f"adaptive: {lock}<adaptive> >= {lock} (the fixed default) over the contended cells "

@@ -3,9 +3,9 @@
 // once, then park on a futex until the holder wakes us. Lockable and TimedLockable.
 //
 // This is the lock to use when unsure: short waits are caught spinning (a handoff to a spinning
-// waiter took 158-528 ns p50 by policy on a 2-vCPU Emerald Rapids KVM guest, std::mutex's to a
-// parked one 20.9 us: bench/results/report.md, 2026-11-30), long ones and oversubscribed ones
-// sleep in the kernel like std::mutex instead of burning CPU.
+// waiter is a line transfer to see the word free and another for its CAS; one to a parked waiter,
+// as std::mutex's, is a futex_wake system call and the scheduler's wake-up), long ones and
+// oversubscribed ones sleep in the kernel like std::mutex instead of burning CPU.
 //
 // When not to use it: for waits that are always long (std::mutex does not spin at all, and
 // wastes nothing), or where an unlock must never make a system call (use a spin lock).
@@ -16,7 +16,10 @@
 // hybrid_mutex_t<innodb_policy<>> to replay MySQL's instruction counts exactly.
 //
 // Cost: 4 bytes (a futex word). Uncontended lock+unlock = one CAS + one xchg (the unlock must
-// learn atomically whether anyone sleeps). A wake-up is one futex_wake system call.
+// learn atomically whether anyone sleeps); the lock's line stays in the owner's cache while no
+// other thread touches it. A wake-up is one futex_wake system call, made only when the unlock's
+// xchg finds 2 (a waiter may be parked). Figures for one machine: bench/results/report.md in the
+// spinwise repository.
 //
 // Lock word: 0 free, 1 held, 2 held and a waiter may be parked (Drepper, "Futexes Are Tricky",
 // mutex 3). A thread that has parked once takes the lock as 2, not 1, so the unlock that follows

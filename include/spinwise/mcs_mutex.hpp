@@ -15,8 +15,8 @@
 // is fresh, and frees it for anyone once the head has not polled for the patience (20 us); an
 // arrival joins the queue only while its head runs. Classic MCS handed the lock to the next
 // waiter whether it ran or not and fell to 0.03x-0.42x of std::mutex with 4-16 threads per CPU
-// (spinwise-bench, 2-vCPU Emerald Rapids KVM guest, 2026-11-30). mcs_mutex_t<P, S, 0> never skips
-// a head (strict FIFO).
+// (spinwise-bench: bench/results/full-runs/README.md in the spinwise repository).
+// mcs_mutex_t<P, S, 0> never skips a head (strict FIFO).
 //
 // How it waits: only the head spins (for its policy's budget, then it yields); the others yield at
 // every poll, since they cannot be served before it and the CPU they give up may be the one it or
@@ -31,7 +31,12 @@
 //
 // Cost: 24 bytes (the queue tail, the ownership word and the head's heartbeat). Each waiter uses
 // 24 bytes of its own stack (its link, its head flag, its own heartbeat). Uncontended lock+unlock
-// = a load and a CAS, a load and a store.
+// = a load and a CAS, a load and a store: a load of the tail and a CAS on the ownership word, a
+// load of the tail and a release store. The tail is not written while nobody waits, and nothing
+// leaves the owner's cache. A queued waiter joins with a CAS on the tail and a store into its
+// predecessor's node, and waits on a flag in its own node; the head that takes the lock passes
+// the queue on with a store to its successor's flag, or a CAS of the tail back to null when it
+// was the last. Figures for one machine: bench/results/report.md in the spinwise repository.
 
 #include <atomic>
 #include <cstdint>

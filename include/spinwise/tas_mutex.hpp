@@ -7,11 +7,12 @@
 // keeps it usable, hence the default exp_backoff_policy (Anderson 1990). Prefer ttas_mutex, which
 // polls with plain loads, and hybrid_mutex wherever waits can be long or threads outnumber CPUs.
 //
-// Cost: 4 bytes. Uncontended lock+unlock = one xchg + one release store: 8.7 ns, measured with
-// spinwise-bench on a 2-vCPU Intel Xeon Emerald Rapids (family 6 model 207) KVM guest,
-// 2026-11-30 (bench/results/report.md in the spinwise repository). Spinning is bounded by the
-// policy's spin_loops; past it a waiter yields between attempts, so it progresses when threads
-// outnumber CPUs (at a yield per attempt).
+// Cost: 4 bytes. Uncontended lock+unlock = one xchg + one release store; the lock's line stays in
+// the owner's cache while no other thread touches it. Contended, every attempt is an exchange, so
+// every attempt moves the line to the waiter and the holder must take it back to release.
+// Figures for one machine: bench/results/report.md in the spinwise repository. Spinning is
+// bounded by the policy's spin_loops; past it a waiter yields between attempts, so it progresses
+// when threads outnumber CPUs (at a yield per attempt).
 
 #include <atomic>
 #include <cstdint>

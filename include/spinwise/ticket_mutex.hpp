@@ -4,8 +4,8 @@
 // Threads acquire in arrival order, so no waiter starves and per-thread op counts come out even,
 // as long as every waiter runs. A plain ticket lock then collapses when threads outnumber CPUs:
 // the lock can only go to the next ticket, and that thread is usually not running (0.04x-0.42x of
-// std::mutex with 4-16 threads per CPU on a 2-vCPU Emerald Rapids KVM guest, spinwise-bench,
-// 2026-11-30). Here the tickets only order the queue; ownership is a separate word
+// std::mutex with 4-16 threads per CPU in spinwise-bench: bench/results/full-runs/README.md in the
+// spinwise repository). Here the tickets only order the queue; ownership is a separate word
 // (detail/fifo_gate.hpp). The head of the queue publishes a heartbeat while it polls (and the two
 // waiters behind it theirs, handed on when one becomes the head); a release
 // hands the lock to the head while its heartbeat is fresh, and frees it for anyone once the head
@@ -26,7 +26,12 @@
 //
 // Cost: 40 bytes (the queue's two 32-bit counters in one word, the ownership word, the head's
 // heartbeat and those of the two waiters behind it).
-// Uncontended lock+unlock = one load and one CAS, one load and one store.
+// Uncontended lock+unlock = one load and one CAS, one load and one store: a load of the queue
+// word and a CAS on the ownership word, a load of the queue word and a release store. No ticket is
+// taken while nobody waits, and nothing leaves the owner's cache. A queued waiter takes its ticket
+// with a CAS on the queue word and, once it holds the lock, moves the head on with a fetch_add; a
+// release with waiters queued reads the head's heartbeat, then stores the reservation or frees
+// the lock. Figures for one machine: bench/results/report.md in the spinwise repository.
 
 #include <atomic>
 #include <cstdint>

@@ -16,10 +16,11 @@
 // Emerald Rapids VM and 14x on Skylake. Use ttas_mutex_t<innodb_policy<>> to replay MySQL exactly.
 //
 // Cost: 4 bytes. Uncontended lock+unlock = one xchg + one release store, nothing else: the
-// policy is only consulted once the lock was found busy. Measured with spinwise-bench
-// (uncontended/) on a 2-vCPU Intel Xeon Emerald Rapids (family 6 model 207) KVM guest,
-// 2026-11-30: 8.9 ns per lock+unlock, against 8.6 ns for a bare xchg + release store and
-// 18.6 ns for std::mutex in the same run (bench/results/report.md in the spinwise repository).
+// policy is only consulted once the lock was found busy, and the lock's line stays in the owner's
+// cache while no other thread touches it. A waiter polls with plain loads, so it holds a shared
+// copy and moves no line while the holder keeps the lock; a release costs it one line transfer
+// to see the word free and another for its exchange. Figures for one machine:
+// bench/results/report.md in the spinwise repository.
 
 #include <atomic>
 #include <cstdint>

@@ -161,7 +161,7 @@ class CompareMedians(unittest.TestCase):
             self.assertEqual((r.lo, r.hi), direct(a, b), (a, b))
 
 
-    # Bug guarded (issue 34): an A/A comparison at two runs a side called a third of its metrics
+    # Bug guarded: an A/A comparison at two runs a side called a third of its metrics
     # "beyond noise". As tests/calibration/uncertainty_test.cpp: below MIN_RUNS a side no verdict.
     def test_fewer_than_four_runs_a_side_get_no_verdict_even_with_disjoint_ranges(self):
         self.assertEqual(report.MIN_RUNS, 4)

@@ -143,7 +143,7 @@ TEST(CompareMedians, FixedSeedGivesTheSameIntervalAndTooFewRunsAreSaidSo) {
   EXPECT_EQ(rt::to_string(rt::difference::within_noise), "within noise");
 }
 
-// Bug guarded (issue 34): an A/A comparison, `--compare "--spin-wait-delay 6" "--spin-wait-delay 6"
+// Bug guarded: an A/A comparison, `--compare "--spin-wait-delay 6" "--spin-wait-delay 6"
 // --repeat 2`, called one or two of six metrics "beyond noise" on every try. With two runs a side,
 // the ranges of two samples of one distribution are disjoint a third of the time. Below
 // kMinRunsForVerdict runs a side there is no verdict, however far apart the runs are; at it,

@@ -153,7 +153,7 @@ TEST(StressCompare, VerdictOnInjectedSamples) {
   const std::vector<st::setting_ratio> overlap =
       st::compare_settings({injected_runs({100, 110, 105, 104}), injected_runs({108, 115, 120, 117})});
   EXPECT_EQ(overlap.at(0).metrics.at(0).ratio.verdict, spinwise::runtime::difference::within_noise);
-  // Two runs a side, 30% apart with disjoint ranges (issue 34: an A/A comparison at --repeat 2 did
+  // Two runs a side, 30% apart with disjoint ranges (an A/A comparison at --repeat 2 did
   // this to a third of its metrics): the ratio without an interval, and no verdict.
   const st::metric_ratio few =
       st::compare_settings({injected_runs({100, 102}), injected_runs({130, 133})}).at(0).metrics.at(0);

@@ -100,7 +100,7 @@ inline constexpr double kDelayCheckNs = 100;
 // KVM guest (Xeon model 167, PAUSE 10.9 ns, one-way core-to-core 59-80 ns) it took ttas_mutex's
 // handoff p50 from 214 to 183 ns, with contended throughput 1.033x over 24 cells (the landed
 // change against the code before, one interleaved run); hybrid_mutex lost 6% polled that often
-// and keeps the check interval (docs/benchmarks.md, "Handoff").
+// and keeps the check interval (bench/results/full-runs/README.md, the model 167 run).
 inline constexpr double kDelayPollNs = 25;
 
 // CPUID.80000007H:EDX[8]: the TSC ticks at a constant rate in every P-, C- and T-state.

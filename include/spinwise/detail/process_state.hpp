@@ -141,7 +141,7 @@ inline const char* copy_key(std::string_view key) noexcept {
 // The lists are append-only: a node's fields are written before the release store of the head
 // that publishes it, and never change or go away. So a lookup walks them without the lock (acquire
 // on the head); only an insertion takes it. A waiter's first use of a key that some thread created
-// before never waits for anyone (issue 30: a thread stopped inside the lock, or inside a
+// before never waits for anyone (before this, a thread stopped inside the lock, or inside a
 // function-local static's guard around the lookup, held every first waiter of its class).
 inline named_slot* lookup_slot(std::string_view key) noexcept {
   named_slot* s = process().slots.load(std::memory_order_acquire);
