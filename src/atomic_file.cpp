@@ -57,14 +57,13 @@ bool write_file_atomically(const std::string& asked, const std::string& text, st
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   // Errors name the file asked for; the temporary beside it is an implementation detail.
   if (fd < 0) return fail("cannot create " + asked + ": " + std::strerror(errno));
-  if (!write_all(fd, text) || ::fsync(fd) != 0) {
-    const int e = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return fail("cannot write " + asked + ": " + std::strerror(e));
+  bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  int e = errno;
+  if (::close(fd) != 0 && written) {
+    written = false;
+    e = errno;
   }
-  if (::close(fd) != 0) {
-    const int e = errno;
+  if (!written) {
     ::unlink(tmp.c_str());
     return fail("cannot write " + asked + ": " + std::strerror(e));
   }

@@ -98,8 +98,9 @@ std::string check_calibration_options(const calibration_options& opt) {
              std::string(backend_name()) + " backend (supported: " + kind_list(supported_kinds()) + ")";
     }
   }
-  if (opt.trials != 0 && (opt.trials < 3 || opt.trials > 100000)) {
-    return "trials must be between 3 and 100000, not " + std::to_string(opt.trials);
+  if (opt.trials != 0 && (opt.trials < 3 || opt.trials > kMaxCalibrationTrials)) {
+    return "trials must be between 3 and " + std::to_string(kMaxCalibrationTrials) + ", not " +
+           std::to_string(opt.trials);
   }
   if (opt.target_ns != 0 && !(std::isfinite(opt.target_ns) && opt.target_ns > 0 && opt.target_ns <= 1e7)) {
     return "target must be a time in ns above 0 and at most 10 ms, not " + fmt("%g", opt.target_ns);

@@ -42,10 +42,6 @@ constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitUnstable = 3;
 
-// --advise on a noisy measurement: how many more measurements, each with three times the trials.
-constexpr int kAdviceRetries = 2;
-constexpr std::uint32_t kMaxTrials = 100000;  // check_calibration_options' bound
-
 std::string str(std::string_view s) { return std::string(s); }
 
 std::string fmt(const char* f, double v) {
@@ -525,7 +521,7 @@ int main(int argc, char** argv) {
   app.add_option("--trials", trials,
                  "trials per CPU and relax kind, 3..100000 (default 101; 15 with --quick; with --watch: per "
                  "sample, default 15)")
-      ->check(CLI::Range(3, 100000));
+      ->check(CLI::Range(std::uint32_t{3}, sw::kMaxCalibrationTrials));
   app.add_flag("--quick", quick,
                "quick calibration: no warm-up, 15 short trials (well under 1 ms per CPU and kind)");
   CLI::Option* c2c_opt =
@@ -769,8 +765,7 @@ int main(int argc, char** argv) {
       progress.clear();
       return ok;
     };
-    sw::advice_rounds rounds =
-        sw::advise_measuring_again(std::move(result), advise, measure, kAdviceRetries, kMaxTrials);
+    sw::advice_rounds rounds = sw::advise_measuring_again(std::move(result), advise, measure);
     if (rounds.failed) {
       std::fprintf(stderr, "spinwise-calibrate: %s\n", rounds.why.c_str());
       return kExitFailure;

@@ -13,7 +13,7 @@
 
 namespace spinwise::bench {
 
-// The counters a console line keeps, in this order of preference; the others are in the JSON.
+// The counters a console line keeps; the others are in the JSON.
 inline bool headline_counter(const std::string& name) {
   static const char* const kept[] = {"acq_per_s", "cpu_ns_per_acq", "fair_cov", "p50_ns",
                                      "p99_ns",    "c2c_ns",         "capped"};

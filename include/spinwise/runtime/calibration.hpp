@@ -168,6 +168,9 @@ struct calibration_progress {
   double elapsed_s = 0;
 };
 
+// The most trials a calibration takes per CPU and relax kind (check_calibration_options' bound).
+inline constexpr std::uint32_t kMaxCalibrationTrials = 100000;
+
 struct calibration_options {
   std::vector<int> cpus;          // empty: every CPU this thread may run on
   std::vector<relax_kind> kinds;  // empty: every kind relax_supported() says this CPU can issue

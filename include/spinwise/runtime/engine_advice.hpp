@@ -130,7 +130,7 @@ struct advice_rounds {
 advice_rounds advise_measuring_again(
     calibration_result first, const std::function<advice_result(const calibration_result&)>& advise,
     const std::function<bool(std::uint32_t trials, calibration_result& out, std::string* why)>& measure,
-    int retries = 2, std::uint32_t max_trials = 100000);
+    int retries = 2, std::uint32_t max_trials = kMaxCalibrationTrials);
 
 // MariaDB's multiplier for a PAUSE of `ticks` counter ticks (the start-up rule above).
 unsigned mariadb_relax_multiplier(double ticks);
