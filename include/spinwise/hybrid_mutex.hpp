@@ -33,84 +33,86 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
-#include "spinwise/detail/deadline.hpp"
 #include "spinwise/detail/futex.hpp"
-#include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/wait_core.hpp"
-#include "spinwise/lock_stats.hpp"
-#include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-template <class Policy, class Stats = no_stats>
-class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
+namespace detail {
+
+// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock).
+template <class Policy>
+class hybrid_raw : public raw_lock {
  public:
   using policy = Policy;
-  using stats = Stats;
-  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
-  // the same Tag and knobs): hybrid_mutex::with_stats<my_class>.
-  template <class Class>
-  using with_stats = hybrid_mutex_t<Policy, class_stats<Class>>;
-
-  constexpr hybrid_mutex_t() noexcept = default;
-  hybrid_mutex_t(const hybrid_mutex_t&) = delete;
-  hybrid_mutex_t& operator=(const hybrid_mutex_t&) = delete;
-#if defined(SPINWISE_TSAN_HOOKS)
-  ~hybrid_mutex_t() { detail::tsan::destroy(this); }
-#endif
-
-  void lock() noexcept SPINWISE_ACQUIRE() { lock(lock_site{}); }
-  // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE).
-  void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!try_acquire())) lock_slow(detail::no_deadline{}, site);
-    Stats::on_acquire(this, lock_mode::x, site);
-    detail::tsan::post_lock(this, 0);
-  }
-
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) { return try_lock(lock_site{}); }
-  [[nodiscard]] bool try_lock(lock_site site) noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = try_acquire();
-    if (ok) Stats::on_acquire(this, lock_mode::x, site);
-    detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
-    return ok;
-  }
-
-  // Waits at most `rel` (measured on steady_clock). Returns false only once that time has passed;
-  // rel <= 0 is a try_lock(), a wait beyond a century has no end (detail/deadline.hpp).
-  template <class Rep, class Period>
-  [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period>& rel) noexcept
-      SPINWISE_TRY_ACQUIRE(true) {
-    return try_lock_until(detail::deadline_after(rel));
-  }
-
-  // Waits until `deadline` on any clock. Returns false only once Clock::now() >= deadline; a
-  // deadline that has passed makes it a try_lock().
-  template <class Clock, class Duration>
-  [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration>& deadline) noexcept
-      SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = try_acquire() || lock_slow(detail::clock_deadline<Clock, Duration>{deadline}, {});
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
-    return ok;
-  }
-
-  void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this, lock_mode::x);
-    detail::tsan::pre_unlock(this, 0);
-    // held -> free; release pairs with the acquire of whichever CAS/xchg takes it next.
-    if (SPINWISE_UNLIKELY(word_.exchange(kFree, std::memory_order_release) == kContended)) wake();
-    detail::tsan::post_unlock(this, 0);
-  }
 
   bool is_locked() const noexcept { return word_.load(std::memory_order_relaxed) != kFree; }
+
+ protected:
+  static constexpr bool kTimedWaits = true;
+
+  bool try_acquire() noexcept {
+    std::uint32_t c = kFree;
+    return word_.compare_exchange_strong(c, kHeld, std::memory_order_acquire,
+                                         std::memory_order_relaxed);  // 0 -> 1
+  }
+  bool acquire_fast() noexcept { return try_acquire(); }
+
+  void release() noexcept {
+    // held -> free; release pairs with the acquire of whichever CAS/xchg takes it next.
+    if (SPINWISE_UNLIKELY(word_.exchange(kFree, std::memory_order_release) == kContended)) wake();
+  }
+
+  // One wait, untimed (no_deadline: lock) or timed (clock_deadline), in InnoDB's shape
+  // (detail/wait_core.hpp's park_episodes): poll with loads and take a free-looking word with a
+  // CAS 0 -> `take`, spinning Policy rounds between polls; once the budget is spent, yield once,
+  // then mark the word and sleep; after each wake-up a fresh budget. Under a policy that hands off
+  // promptly (prompt_time_policy) a round ends early once the word looks free; the default's
+  // rounds run their course. Returns true with the lock held; false only for a timed wait whose
+  // deadline passed (a wait that does not end in the lock is not reported).
+  template <class Stats, class Deadline>
+  SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
+    park_episodes<Policy, Stats> wt(this, lock_mode::x, site);
+    const auto looks_free = [this] { return word_.load(std::memory_order_relaxed) == kFree; };
+    std::uint32_t take = kHeld;
+    for (;;) {
+      std::uint32_t c = word_.load(std::memory_order_relaxed);
+      if (c == kFree) {
+        // 0 -> take; acquire pairs with release()'s exchange.
+        if (word_.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
+        continue;
+      }
+      if (d.expired()) {
+        // A waiter that slept (take == 2) may have been woken by the unlock that freed the word,
+        // and lost it to a barging thread that took it as 1. That wake-up was the one the other
+        // sleepers had: leaving without a trace would let the barger's unlock (1 -> 0) wake no
+        // one, a sleeper stranded on a free lock. So put the mark back, as a waiter does before it
+        // sleeps: 1 -> 2 (the next unlock wakes a sleeper), or 0 -> 2 (freed meanwhile: ours).
+        if (take == kContended && word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
+        return false;  // a thread that never slept consumed no wake-up: nothing to restore
+      }
+      if (wt.pause(looks_free)) continue;  // a round, or InnoDB's one yield before the OS wait
+      // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
+      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
+      bool slept;
+      if constexpr (Deadline::kTimed) {
+        const std::chrono::nanoseconds limit = d.park_limit();
+        if (limit.count() <= 0) return false;  // the word is 2 again, by us: the holder's unlock wakes
+        slept = futex_wait_for(word_, kContended, limit);
+      } else {
+        slept = futex_wait(word_, kContended);  // returns at once unless still 2
+      }
+      wt.next_episode(slept);
+      take = kContended;  // others may sleep behind us: our unlock must wake
+    }
+    wt.entered();
+    return true;
+  }
 
  private:
   // Invariant: a thread parked on word_ (or about to) has set it to 2 since its last check, so
@@ -121,79 +123,16 @@ class SPINWISE_CAPABILITY("mutex") hybrid_mutex_t {
   static constexpr std::uint32_t kHeld = 1;
   static constexpr std::uint32_t kContended = 2;
 
-  bool try_acquire() noexcept {
-    std::uint32_t c = kFree;
-    return word_.compare_exchange_strong(c, kHeld, std::memory_order_acquire,
-                                         std::memory_order_relaxed);  // 0 -> 1
-  }
-
-  // Spins one budget: polls with loads, takes a free-looking word with a CAS 0 -> `take`.
-  // Returns true with the lock held, false when the budget is spent or the deadline has passed.
-  // Under a policy that hands off promptly (prompt_time_policy) a round ends early once the word
-  // looks free; the default's rounds run their course.
-  template <class Deadline>
-  bool spin(std::uint32_t take, const Deadline& d, detail::wait_meter<Stats>& m) noexcept {
-    typename Policy::waiter w;
-    const auto looks_free = [this] { return word_.load(std::memory_order_relaxed) == kFree; };
-    for (;;) {
-      std::uint32_t c = word_.load(std::memory_order_relaxed);
-      if (c == kFree) {
-        // 0 -> take; acquire pairs with unlock()'s release exchange.
-        if (word_.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) {
-          detail::finish_spin(w, true);
-          m.account(w);
-          return true;
-        }
-        continue;
-      }
-      if (w.is_completed() || d.expired()) {
-        if (w.is_completed()) detail::finish_spin(w, false);  // a deadline is not a lost spin
-        m.account(w);
-        return false;
-      }
-      m.snooze(w, looks_free);
-    }
-  }
-
-  // One wait, untimed (detail::no_deadline: lock) or timed (detail::clock_deadline). Returns true
-  // with the lock held; false only for a timed wait whose deadline passed.
-  template <class Deadline>
-  SPINWISE_COLD bool lock_slow(const Deadline& d, lock_site site) noexcept {
-    detail::wait_meter<Stats> m(this, lock_mode::x, site);  // reports only waits that end in the lock
-    std::uint32_t take = kHeld;
-    for (;;) {
-      if (spin(take, d, m)) break;
-      if (d.expired()) {
-        // A waiter that slept (take == 2) may have been woken by the unlock that freed the word,
-        // and lost it to a barging thread that took it as 1. That wake-up was the one the other
-        // sleepers had: leaving without a trace would let the barger's unlock (1 -> 0) wake no
-        // one, a sleeper stranded on a free lock. So put the mark back, as lock() does before it
-        // sleeps: 1 -> 2 (the next unlock wakes a sleeper), or 0 -> 2 (freed meanwhile: ours).
-        if (take == kContended && word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
-        return false;  // a thread that never slept consumed no wake-up: nothing to restore
-      }
-      m.yield();  // InnoDB yields once before the OS wait
-      // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
-      if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
-      bool slept;
-      if constexpr (Deadline::kTimed) {
-        const std::chrono::nanoseconds limit = d.park_limit();
-        if (limit.count() <= 0) return false;  // the word is 2 again, by us: the holder's unlock wakes
-        slept = detail::futex_wait_for(word_, kContended, limit);
-      } else {
-        slept = detail::futex_wait(word_, kContended);  // returns at once unless still 2
-      }
-      if (slept) m.parked();
-      take = kContended;  // others may sleep behind us: our unlock must wake
-    }
-    m.done();
-    return true;
-  }
-
-  SPINWISE_COLD void wake() noexcept { detail::futex_wake_one(word_); }
+  SPINWISE_COLD void wake() noexcept { futex_wake_one(word_); }
 
   std::atomic<std::uint32_t> word_{kFree};
 };
+
+}  // namespace detail
+
+// Lockable and TimedLockable, with a lock site on every call (detail/lock_shell.hpp).
+template <class Policy, class Stats = no_stats>
+using hybrid_mutex_t = detail::lock_shell<detail::hybrid_raw<Policy>, Stats>;
 
 struct hybrid_mutex_tag;
 // Knobs for every hybrid_mutex: hybrid_mutex::policy::set_spin_wait_delay(...) etc.

@@ -62,81 +62,38 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
-#include "spinwise/detail/deadline.hpp"
 #include "spinwise/detail/futex_park.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/rw_word.hpp"
-#include "spinwise/detail/tsan.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/innodb_policy.hpp"  // the exact MySQL replay, selected by name
-#include "spinwise/lock_stats.hpp"
-#include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp); shared
-// and exclusive acquisitions count per mode (s, x), a timed wait that gives up is not reported.
-template <class Policy, class Stats = no_stats>
-class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
+namespace detail {
+
+// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). Timed calls wait as lock()
+// does and withdraw at their deadline.
+template <class Policy>
+class hybrid_shared_raw : public raw_lock {
  public:
   using policy = Policy;
-  using stats = Stats;
-  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
-  // the same Tag and knobs): hybrid_shared_mutex::with_stats<my_class>.
-  template <class Class>
-  using with_stats = hybrid_shared_mutex_t<Policy, class_stats<Class>>;
 
-  constexpr hybrid_shared_mutex_t() noexcept = default;
-  hybrid_shared_mutex_t(const hybrid_shared_mutex_t&) = delete;
-  hybrid_shared_mutex_t& operator=(const hybrid_shared_mutex_t&) = delete;
-#if defined(SPINWISE_TSAN_HOOKS)
-  ~hybrid_shared_mutex_t() { detail::tsan::destroy(this); }  // a lock reusing this address is a new mutex
-#endif
+ protected:
+  static constexpr bool kTimedWaits = true;
+  static constexpr bool kTimedSharedWaits = true;
 
   // --- exclusive ----------------------------------------------------------------------------
 
-  void lock() noexcept SPINWISE_ACQUIRE() { lock(lock_site{}); }
-  // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE).
-  void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(this, 0);
+  // acquire pairs with the release in release / release_shared.
+  bool acquire_fast() noexcept {
     std::uint64_t s;
-    // acquire pairs with the release in unlock / unlock_shared.
-    if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(detail::no_deadline{}, site);
-    Stats::on_acquire(this, lock_mode::x, site);
-    detail::tsan::post_lock(this, 0);
+    return word::try_enter_writer(state_, s);
   }
+  bool try_acquire() noexcept { return word::try_lock(state_); }
 
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) { return try_lock(lock_site{}); }
-  [[nodiscard]] bool try_lock(lock_site site) noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
-    if (ok) Stats::on_acquire(this, lock_mode::x, site);
-    detail::tsan::post_lock(this, try_flags(0, ok));
-    return ok;
-  }
-
-  template <class Rep, class Period>
-  [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period>& rel) noexcept
-      SPINWISE_TRY_ACQUIRE(true) {
-    return try_lock_until(detail::deadline_after(rel));
-  }
-
-  // A clock that throws from now() terminates the program (these calls are noexcept).
-  template <class Clock, class Duration>
-  [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration>& at) noexcept
-      SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    std::uint64_t s;
-    const bool ok =
-        word::try_enter_writer(state_, s) || lock_slow(detail::clock_deadline<Clock, Duration>{at}, {});
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, try_flags(0, ok));
-    return ok;
-  }
-
-  void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this, lock_mode::x);
-    detail::tsan::pre_unlock(this, 0);
+  void release() noexcept {
     // (W, RP): 1,x -> 0,0, and (WP): x -> 0 unless a readers' turn is on (sleeping writers could
     // not reserve yet; the reader that ends the turn wakes them). release pairs with the acquire
     // of whoever enters next; acquire orders the sleepers' parked-bit CAS before our wake (file top).
@@ -145,121 +102,11 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
         !state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
     }
     wake_after_release(s);
-    detail::tsan::post_unlock(this, 0);
   }
 
-  // --- shared -------------------------------------------------------------------------------
-
-  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() { lock_shared(lock_site{}); }
-  void lock_shared(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // acquire pairs with the release in unlock.
-    if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s)))
-      lock_shared_slow(s, detail::no_deadline{}, site);
-    Stats::on_acquire(this, lock_mode::s, site);
-    detail::tsan::post_lock(this, detail::tsan::kReadLock);
-  }
-
-  // Fails while a writer is inside or draining the readers (writer preference), never
-  // spuriously otherwise.
-  [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    return try_lock_shared(lock_site{});
-  }
-  [[nodiscard]] bool try_lock_shared(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
-    const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
-    if (ok) Stats::on_acquire(this, lock_mode::s, site);
-    detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
-    return ok;
-  }
-
-  template <class Rep, class Period>
-  [[nodiscard]] bool try_lock_shared_for(const std::chrono::duration<Rep, Period>& rel) noexcept
-      SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    return try_lock_shared_until(detail::deadline_after(rel));
-  }
-
-  template <class Clock, class Duration>
-  [[nodiscard]] bool try_lock_shared_until(const std::chrono::time_point<Clock, Duration>& at) noexcept
-      SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // acquire pairs with the release in unlock.
-    const bool ok = word::try_enter_reader(state_, s) ||
-                    lock_shared_slow(s, detail::clock_deadline<Clock, Duration>{at}, {});
-    if (ok) Stats::on_acquire(this, lock_mode::s);
-    detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
-    return ok;
-  }
-
-  void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this, lock_mode::s);
-    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
-    // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
-    const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
-    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWriter | kWritersParked)) ==
-                          (kReaderOne | kWriter | kWritersParked))) {
-      wake_writers();  // the last reader left under a draining writer that may sleep
-    }
-    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
-  }
-
- private:
-  using word = detail::rw_word<4>;
-  static constexpr std::uint64_t kWriter = word::kWriter;
-  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
-  static constexpr std::uint64_t kReadersParked = 4;
-  static constexpr std::uint64_t kWritersParked = 8;
-  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
-  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
-  static constexpr std::uint64_t kReaderMask = word::kReaderMask;
-
-  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return word::writer_may_reserve(s); }
-  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return word::reader_may_enter(s); }
-  static constexpr bool drained(std::uint64_t s) noexcept { return word::drained(s); }
-
-  static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
-    return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
-  }
-
-  // The word after a writer gives W up: readers may enter (RP cleared: they are woken); writers
-  // may reserve unless a readers' turn is on (WP cleared and woken only then).
-  static constexpr std::uint64_t released(std::uint64_t s) noexcept {
-    return s & ~(kWriter | kReadersParked | ((s & kReadersTurn) ? 0 : kWritersParked));
-  }
-
-  // Step b of the wake protocol for a release of `old` (the word before it).
-  void wake_after_release(std::uint64_t old) noexcept {
-    if (old & kReadersParked) wake(reader_seq_);
-    if ((old & (kWritersParked | kReadersTurn)) == kWritersParked) wake(writer_seq_);
-  }
-
-  static void wake(std::atomic<std::uint32_t>& seq) noexcept { detail::wake_sleepers(seq); }
-
-  SPINWISE_COLD void wake_writers() noexcept {
-    // (WP): 1 -> 0; acquire: see the file top.
-    if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked) wake(writer_seq_);
-  }
-
-  // "ready(word) holds now", for a spin round to end early on where the policy hands off promptly.
-  template <class Ready>
-  auto now(Ready ready) const noexcept {
-    return [this, ready] { return ready(state_.load(std::memory_order_relaxed)); };
-  }
-
-  // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
-  template <class Ready, class Deadline>
-  bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready,
-            const Deadline& d) noexcept {
-    return detail::park(state_, seq, parked_bit, ready, d);
-  }
-
-  using waiting = detail::park_episodes<Policy, Stats>;
-
-  template <class Deadline>
-  SPINWISE_COLD bool lock_slow(const Deadline& d, lock_site site) noexcept {
-    waiting wt(this, lock_mode::x, site);
+  template <class Stats, class Deadline>
+  SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
+    park_episodes<Policy, Stats> wt(this, lock_mode::x, site);
     for (;;) {  // Reserve: wait for no writer inside or draining and no readers' turn, then take W;
                 // no reader enters after.
       std::uint64_t s = state_.load(std::memory_order_relaxed);
@@ -291,25 +138,30 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     return true;
   }
 
-  // A draining writer's deadline passed. Keeps the lock if the readers have left after all;
-  // otherwise gives W up. The queued readers enter by themselves, so the sleeping ones are woken.
-  SPINWISE_COLD bool withdraw_reservation() noexcept {
-    std::uint64_t s = state_.load(std::memory_order_acquire);
-    for (;;) {
-      if (drained(s)) return true;  // acquire pairs with the readers' unlock_shared
-      // As unlock; acq_rel: release for the readers that enter, acquire for the sleep protocol.
-      if (state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) {
-        break;
-      }
+  // --- shared -------------------------------------------------------------------------------
+
+  // acquire pairs with the release in release().
+  bool acquire_shared_fast() noexcept {
+    std::uint64_t s = state_.load(std::memory_order_relaxed);
+    return word::try_enter_reader(state_, s);
+  }
+  // Fails while a writer is inside or draining the readers (writer preference), never
+  // spuriously otherwise.
+  bool try_acquire_shared() noexcept { return word::try_lock_shared(state_); }
+
+  void release_shared() noexcept {
+    // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
+    const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
+    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWriter | kWritersParked)) ==
+                          (kReaderOne | kWriter | kWritersParked))) {
+      wake_writers();  // the last reader left under a draining writer that may sleep
     }
-    wake_after_release(s);
-    return false;
   }
 
-  template <class Deadline>
-  SPINWISE_COLD bool lock_shared_slow(std::uint64_t s, const Deadline& d, lock_site site) noexcept {
-    waiting wt(this, lock_mode::s, site);
+  template <class Stats, class Deadline>
+  SPINWISE_COLD bool acquire_shared_slow(const Deadline& d, lock_site site) noexcept {
+    park_episodes<Policy, Stats> wt(this, lock_mode::s, site);
+    std::uint64_t s = state_.load(std::memory_order_relaxed);
     const auto entered = [&wt] {
       wt.entered();
       return true;
@@ -348,6 +200,68 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
     }
   }
 
+ private:
+  using word = rw_word<4>;
+  static constexpr std::uint64_t kWriter = word::kWriter;
+  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
+  static constexpr std::uint64_t kReadersParked = 4;
+  static constexpr std::uint64_t kWritersParked = 8;
+  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
+  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
+  static constexpr std::uint64_t kReaderMask = word::kReaderMask;
+
+  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return word::writer_may_reserve(s); }
+  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return word::reader_may_enter(s); }
+  static constexpr bool drained(std::uint64_t s) noexcept { return word::drained(s); }
+
+  // The word after a writer gives W up: readers may enter (RP cleared: they are woken); writers
+  // may reserve unless a readers' turn is on (WP cleared and woken only then).
+  static constexpr std::uint64_t released(std::uint64_t s) noexcept {
+    return s & ~(kWriter | kReadersParked | ((s & kReadersTurn) ? 0 : kWritersParked));
+  }
+
+  // Step b of the wake protocol for a release of `old` (the word before it).
+  void wake_after_release(std::uint64_t old) noexcept {
+    if (old & kReadersParked) wake(reader_seq_);
+    if ((old & (kWritersParked | kReadersTurn)) == kWritersParked) wake(writer_seq_);
+  }
+
+  static void wake(std::atomic<std::uint32_t>& seq) noexcept { wake_sleepers(seq); }
+
+  SPINWISE_COLD void wake_writers() noexcept {
+    // (WP): 1 -> 0; acquire: see the file top.
+    if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked) wake(writer_seq_);
+  }
+
+  // "ready(word) holds now", for a spin round to end early on where the policy hands off promptly.
+  template <class Ready>
+  auto now(Ready ready) const noexcept {
+    return [this, ready] { return ready(state_.load(std::memory_order_relaxed)); };
+  }
+
+  // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
+  template <class Ready, class Deadline>
+  bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready,
+            const Deadline& d) noexcept {
+    return detail::park(state_, seq, parked_bit, ready, d);
+  }
+
+  // A draining writer's deadline passed. Keeps the lock if the readers have left after all;
+  // otherwise gives W up. The queued readers enter by themselves, so the sleeping ones are woken.
+  SPINWISE_COLD bool withdraw_reservation() noexcept {
+    std::uint64_t s = state_.load(std::memory_order_acquire);
+    for (;;) {
+      if (drained(s)) return true;  // acquire pairs with the readers' unlock_shared
+      // As unlock; acq_rel: release for the readers that enter, acquire for the sleep protocol.
+      if (state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+        break;
+      }
+    }
+    wake_after_release(s);
+    return false;
+  }
+
   // A queued reader leaves the queue (CAS from `s` to `next`, acquire). When that ends a readers'
   // turn, writers that sleep until it ends are woken: (WP): 1 -> 0 in the same CAS.
   bool leave_queue(std::uint64_t& s, std::uint64_t next) noexcept {
@@ -380,7 +294,11 @@ class SPINWISE_CAPABILITY("mutex") hybrid_shared_mutex_t {
   std::atomic<std::uint32_t> writer_seq_{0};
 };
 
-// Names hybrid_shared_mutex's own knobs: hybrid_shared_mutex::policy::set_spin_wait_delay(...).
+}  // namespace detail
+
+template <class Policy, class Stats = no_stats>
+using hybrid_shared_mutex_t = detail::shared_lock_shell<detail::hybrid_shared_raw<Policy>, Stats>;
+
 struct hybrid_shared_mutex_tag;
 
 // time_policy under this lock's own knobs: InnoDB's shape and defaults (spin_wait_delay 6,

@@ -45,11 +45,9 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/fifo_gate.hpp"
-#include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/wait_core.hpp"
-#include "spinwise/lock_stats.hpp"
 #include "spinwise/no_backoff_policy.hpp"
-#include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
 
@@ -69,53 +67,30 @@ struct mcs_waiter_node : mcs_link {
   std::atomic<std::uint64_t> beat{0};
 };
 
-}  // namespace detail
-
-// Patience: as for ticket_mutex_t (detail/fifo_gate.hpp); 0 = strict FIFO.
-template <class Policy, class Stats = no_stats, std::uint32_t PatienceUs = detail::kDefaultFifoPatienceUs>
-class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
+// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). A timed call does not queue:
+// it polls try_lock (lock_shell.hpp's poll_until), so it waits behind every queued thread.
+template <class Policy, std::uint32_t PatienceUs>
+class mcs_raw : public raw_lock {
  public:
   using policy = Policy;
-  using stats = Stats;
-  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
-  // the same Tag and knobs): mcs_mutex::with_stats<my_class>.
-  template <class Class>
-  using with_stats = mcs_mutex_t<Policy, class_stats<Class>, PatienceUs>;
-
-  constexpr mcs_mutex_t() noexcept = default;
-  mcs_mutex_t(const mcs_mutex_t&) = delete;
-  mcs_mutex_t& operator=(const mcs_mutex_t&) = delete;
-#if defined(SPINWISE_TSAN_HOOKS)
-  ~mcs_mutex_t() { detail::tsan::destroy(this); }
-#endif
-
-  void lock() noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!(queue_empty() && gate_.try_take_free()))) lock_slow();
-    Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, 0);
-  }
-
-  // Free, and nobody queued (a queued waiter keeps its turn).
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = queue_empty() && gate_.try_take_free();
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
-    return ok;
-  }
-
-  void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this, lock_mode::x);
-    detail::tsan::pre_unlock(this, 0);
-    gate_.release(queue_empty());
-    detail::tsan::post_unlock(this, 0);
-  }
 
   bool is_locked() const noexcept { return gate_.held(); }
   // Someone is queued (a racy snapshot, for tests and statistics; a waiter outside the queue is
   // not counted).
   bool has_waiters() const noexcept { return !queue_empty(); }
+
+ protected:
+  // Free, and nobody queued (a queued waiter keeps its turn).
+  bool try_acquire() noexcept { return queue_empty() && gate_.try_take_free(); }
+  bool acquire_fast() noexcept { return try_acquire(); }
+  void release() noexcept { gate_.release(queue_empty()); }
+
+  template <class Stats>
+  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
+    gate_.template wait<Policy, Stats>(
+        this, site, [this] { return queue_empty(); }, [this](auto& w, auto& m) { queued(w, m); });
+    return true;
+  }
 
  private:
   // tail_: null = nobody queued; else the last queued waiter's node. A queued waiter is linked
@@ -123,26 +98,10 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
   // the queue: a head that takes the lock passes the queue on first.
   bool queue_empty() const noexcept { return tail_.load(std::memory_order_relaxed) == nullptr; }
 
-  SPINWISE_COLD void lock_slow() noexcept {
-    detail::wait_meter<Stats> m(this, lock_mode::x, {});
-    typename Policy::waiter w;
-    for (;;) {
-      if (queue_empty() && gate_.try_take_free()) break;
-      if (gate_.queue_open(queue_empty())) {
-        queued(w, m);
-        break;
-      }
-      if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
-    }
-    // A waiter that only yielded behind others (it never spun) says nothing about spinning.
-    if (w.rounds() > 0) detail::finish_spin(w, !w.is_completed());
-    m.account(w);
-    m.done();
-  }
-
   // Joins the queue and waits until this thread holds the lock.
-  void queued(typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
-    detail::mcs_waiter_node node;
+  template <class Stats>
+  void queued(typename Policy::waiter& w, wait_meter<Stats>& m) noexcept {
+    mcs_waiter_node node;
     // Enqueue: tail -> &node, showing first that we run: the node's beat, and the gate's when the
     // queue is empty (we will be its head), before the node is visible. A CAS, not an exchange,
     // so that "empty" is known before the tail moves. Release publishes node's fields to whoever
@@ -150,7 +109,7 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     // so its node is complete before we link, and with the last head's release CAS to null, so
     // our vouch comes after any made before the queue emptied.
     if constexpr (!gate_t::kStrict) node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
-    detail::mcs_link* prev = tail_.load(std::memory_order_acquire);
+    mcs_link* prev = tail_.load(std::memory_order_acquire);
     do {
       if (prev == nullptr) gate_.vouch(node.beat.load(std::memory_order_relaxed));
     } while (!tail_.compare_exchange_weak(prev, &node, std::memory_order_acq_rel, std::memory_order_acquire));
@@ -171,16 +130,16 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     // We hold the lock: pass the queue on, vouching for the next head with its node's beat (read
     // after its link, which it stamped before). No release runs before that: we hold. node dies
     // when we return.
-    detail::mcs_link* succ = node.next.load(std::memory_order_acquire);
+    mcs_link* succ = node.next.load(std::memory_order_acquire);
     if (succ == nullptr) {
-      detail::mcs_link* expected = &node;
+      mcs_link* expected = &node;
       // tail: &node -> null (we were the last).
       if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel,
                                         std::memory_order_relaxed))
         return;
       succ = wait_for_link(node);  // someone enqueued behind node: wait for its link
     }
-    auto* next_head = static_cast<detail::mcs_waiter_node*>(succ);
+    auto* next_head = static_cast<mcs_waiter_node*>(succ);
     gate_.vouch_waiter(next_head->beat.load(std::memory_order_relaxed));
     // Our successor is the head now; release pairs with its acquire load above.
     next_head->head.store(1, std::memory_order_release);
@@ -188,10 +147,10 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
 
   // Waits out the two-instruction window between an enqueuer's exchange on tail_ and its link
   // store. Bounded like any wait here: if the enqueuer was preempted in between, we yield.
-  SPINWISE_COLD static detail::mcs_link* wait_for_link(const detail::mcs_link& link) noexcept {
+  SPINWISE_COLD static mcs_link* wait_for_link(const mcs_link& link) noexcept {
     typename Policy::waiter w;
     for (;;) {
-      if (detail::mcs_link* succ = link.next.load(std::memory_order_acquire))
+      if (mcs_link* succ = link.next.load(std::memory_order_acquire))
         return succ;  // pairs with the link store
       if (!w.is_completed()) {
         w.snooze();
@@ -201,10 +160,16 @@ class SPINWISE_CAPABILITY("mutex") mcs_mutex_t {
     }
   }
 
-  using gate_t = detail::fifo_gate<PatienceUs>;
-  std::atomic<detail::mcs_link*> tail_{nullptr};
+  using gate_t = fifo_gate<PatienceUs>;
+  std::atomic<mcs_link*> tail_{nullptr};
   gate_t gate_;
 };
+
+}  // namespace detail
+
+// Patience: as for ticket_mutex_t (detail/fifo_gate.hpp); 0 = strict FIFO.
+template <class Policy, class Stats = no_stats, std::uint32_t PatienceUs = detail::kDefaultFifoPatienceUs>
+using mcs_mutex_t = detail::lock_shell<detail::mcs_raw<Policy, PatienceUs>, Stats>;
 
 struct mcs_mutex_tag;
 // Knobs for every mcs_mutex: mcs_mutex::policy::set_spin_loops(...).

@@ -52,102 +52,57 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/rw_word.hpp"
-#include "spinwise/detail/tsan.hpp"
 #include "spinwise/detail/wait_core.hpp"
-#include "spinwise/lock_stats.hpp"
-#include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp); shared
-// and exclusive acquisitions count alike.
-template <class Policy, class Stats = no_stats>
-class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
+namespace detail {
+
+// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). A timed call neither
+// reserves nor queues: it polls try_lock / try_lock_shared (lock_shell.hpp's poll_until).
+template <class Policy>
+class spin_shared_raw : public raw_lock {
  public:
   using policy = Policy;
-  using stats = Stats;
-  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
-  // the same Tag and knobs): spin_shared_mutex::with_stats<my_class>.
-  template <class Class>
-  using with_stats = spin_shared_mutex_t<Policy, class_stats<Class>>;
 
-  constexpr spin_shared_mutex_t() noexcept = default;
-  spin_shared_mutex_t(const spin_shared_mutex_t&) = delete;
-  spin_shared_mutex_t& operator=(const spin_shared_mutex_t&) = delete;
-#if defined(SPINWISE_TSAN_HOOKS)
-  ~spin_shared_mutex_t() { detail::tsan::destroy(this); }  // a lock reusing this address is a new mutex
-#endif
-
+ protected:
   // --- exclusive ----------------------------------------------------------------------------
 
-  void lock() noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(this, 0);
+  // acquire pairs with the release in release / release_shared.
+  bool acquire_fast() noexcept {
     std::uint64_t s;
-    // acquire pairs with the release in unlock / unlock_shared.
-    if (SPINWISE_UNLIKELY(!word::try_enter_writer(state_, s))) lock_slow(s);
-    Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, 0);
+    return word::try_enter_writer(state_, s);
   }
+  bool try_acquire() noexcept { return word::try_lock(state_); }
 
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = word::try_lock(state_);  // acquire pairs with the release in unlock / unlock_shared
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
-    return ok;
-  }
-
-  void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this, lock_mode::x);
-    detail::tsan::pre_unlock(this, 0);
+  void release() noexcept {
     // (W): 1 -> 0; release pairs with the acquire of the next writer's or reader's CAS.
     state_.fetch_sub(kWriter, std::memory_order_release);
-    detail::tsan::post_unlock(this, 0);
   }
 
   // --- shared -------------------------------------------------------------------------------
 
-  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
+  // acquire pairs with the release in release().
+  bool acquire_shared_fast() noexcept {
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    // acquire pairs with the release in unlock.
-    if (SPINWISE_UNLIKELY(!word::try_enter_reader(state_, s))) lock_shared_slow(s);
-    Stats::on_acquire(this, lock_mode::s);
-    detail::tsan::post_lock(this, detail::tsan::kReadLock);
+    return word::try_enter_reader(state_, s);
   }
-
   // Fails while a writer is inside or draining the readers (writer preference), never
   // spuriously otherwise.
-  [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
-    const bool ok = word::try_lock_shared(state_);  // acquire pairs with the release in unlock
-    if (ok) Stats::on_acquire(this, lock_mode::s);
-    detail::tsan::post_lock(
-        this, detail::tsan::kReadLock | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed));
-    return ok;
-  }
+  bool try_acquire_shared() noexcept { return word::try_lock_shared(state_); }
 
-  void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this, lock_mode::s);
-    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
+  void release_shared() noexcept {
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
     state_.fetch_sub(kReaderOne, std::memory_order_release);
-    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
 
- private:
-  using word = detail::rw_word<2>;
-  static constexpr std::uint64_t kWriter = word::kWriter;
-  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
-  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
-  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
-
-  using waiting = detail::spin_then_yield<Policy, Stats>;
-
-  SPINWISE_COLD void lock_slow(std::uint64_t s) noexcept {
-    waiting wt(this, lock_mode::x);
+  template <class Stats>
+  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
+    spin_then_yield<Policy, Stats> wt(this, lock_mode::x, site);
+    std::uint64_t s = state_.load(std::memory_order_relaxed);
     // Reserve: wait for no writer inside or draining and no readers' turn, then (W): 0 -> 1.
     // From here no reader enters. acquire pairs with the release in unlock.
     for (;;) {
@@ -166,17 +121,21 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
       s = state_.load(std::memory_order_acquire);
     }
     wt.entered();
+    return true;
   }
 
-  SPINWISE_COLD void lock_shared_slow(std::uint64_t s) noexcept {
-    waiting wt(this, lock_mode::s);
+  template <class Stats>
+  SPINWISE_COLD bool acquire_shared_slow(no_deadline, lock_site site) noexcept {
+    spin_then_yield<Policy, Stats> wt(this, lock_mode::s, site);
+    std::uint64_t s = state_.load(std::memory_order_relaxed);
     // Enter if no writer is inside or draining; otherwise queue.
     for (;;) {
       if (word::reader_may_enter(s)) {
         // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
                                          std::memory_order_relaxed)) {
-          return wt.entered();
+          wt.entered();
+          return true;
         }
         continue;
       }
@@ -190,7 +149,8 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
         // acquire pairs with the release in unlock.
         if (state_.compare_exchange_weak(s, word::self_admitted(s), std::memory_order_acquire,
                                          std::memory_order_relaxed)) {
-          return wt.entered();
+          wt.entered();
+          return true;
         }
         continue;
       }
@@ -205,10 +165,21 @@ class SPINWISE_CAPABILITY("mutex") spin_shared_mutex_t {
     }
   }
 
+ private:
+  using word = rw_word<2>;
+  static constexpr std::uint64_t kWriter = word::kWriter;
+  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
+  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
+  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
+
   std::atomic<std::uint64_t> state_{0};
 };
 
-// Names spin_shared_mutex's own knobs: spin_shared_mutex::policy::set_spin_loops(...) and friends.
+}  // namespace detail
+
+template <class Policy, class Stats = no_stats>
+using spin_shared_mutex_t = detail::shared_lock_shell<detail::spin_shared_raw<Policy>, Stats>;
+
 struct spin_shared_mutex_tag;
 
 // The default policy is time_policy: InnoDB's randomized rounds with the unit in nanoseconds, so

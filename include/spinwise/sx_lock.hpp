@@ -67,27 +67,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
-#include "spinwise/detail/deadline.hpp"
 #include "spinwise/detail/futex_park.hpp"
-#include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/wait_core.hpp"
+#include "spinwise/guard.hpp"          // sx_guard
 #include "spinwise/innodb_policy.hpp"  // the exact MySQL replay, selected by name
-#include "spinwise/lock_stats.hpp"
-#include "spinwise/thread_annotations.hpp"
 #include "spinwise/time_policy.hpp"
 
-// Mode checks: unlock(), unlock_sx(), unlock_shared(), upgrade() and downgrade() called without
-// the mode they give up held abort with a message naming the call and the word, instead of leaving
-// the latch locked for good (unlock_sx() while X is held clears nothing), wrapping the S count or
-// setting X and SX together. The word says whether X, SX or S is held, not by whom: a release of a
-// mode another thread holds passes. On wherever NDEBUG is not defined, as assert() is, off where it
-// is; SPINWISE_CHECK_MODES=1 or 0 decides instead. The latch's inline functions differ with it, as
-// with assert(): set it alike in every translation unit of a program.
 #if !defined(SPINWISE_CHECK_MODES)
 #if defined(NDEBUG)
 #define SPINWISE_CHECK_MODES 0
@@ -98,213 +87,171 @@
 
 namespace spinwise {
 
-// Names sx_lock's own knobs: sx_lock::policy::set_spin_wait_delay(...) and friends.
-struct sx_lock_tag;
+namespace detail {
 
-// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp). S, SX
-// and X acquisitions count per mode (InnoDB's RW-shared, RW-sx and RW-excl lines); upgrade and
-// downgrade are not acquisitions (a tracked hold changes its mode).
-template <class Policy, class Stats = no_stats>
-class SPINWISE_CAPABILITY("mutex") sx_lock_t {
+// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock; sx_latch below adds SX). A
+// timed S or X call neither reserves nor sleeps: it polls try_lock / try_lock_shared
+// (lock_shell.hpp's poll_until).
+template <class Policy>
+class sx_raw : public raw_lock {
  public:
   using policy = Policy;
-  using stats = Stats;
-  // This latch with statistics on, recorded into the lock class `Class`, and the same Policy (so
-  // the same Tag and knobs): sx_lock::with_stats<my_class>.
-  template <class Class>
-  using with_stats = sx_lock_t<Policy, class_stats<Class>>;
 
-  constexpr sx_lock_t() noexcept = default;
-  sx_lock_t(const sx_lock_t&) = delete;
-  sx_lock_t& operator=(const sx_lock_t&) = delete;
 #if defined(SPINWISE_TSAN_HOOKS)
-  ~sx_lock_t() {  // a latch reusing this address is a new pair of mutexes
-    detail::tsan::destroy(this);
-    detail::tsan::destroy(&epoch_);
-  }
+  ~sx_raw() { tsan::destroy(&epoch_); }  // a latch reusing this address has a new SX token
 #endif
 
+ protected:
   // --- X ------------------------------------------------------------------------------------
 
-  void lock() noexcept SPINWISE_ACQUIRE() { lock(lock_site{}); }
-  // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE). So for S and SX.
-  void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(this, 0);
+  bool acquire_fast() noexcept {
     std::uint32_t s = 0;
-    // (X, SX, S): 0,0,0 -> 1,0,0; acquire pairs with the release in unlock / unlock_sx / unlock_shared.
-    if (SPINWISE_UNLIKELY(
-            !state_.compare_exchange_strong(s, kX, std::memory_order_acquire, std::memory_order_relaxed))) {
-      lock_slow(site);
-    }
-    Stats::on_acquire(this, lock_mode::x, site);
-    detail::tsan::post_lock(this, 0);
-    tsan_token_acquired(0);
+    // (X, SX, S): 0,0,0 -> 1,0,0; acquire pairs with the release in release / release_sx /
+    // release_shared.
+    return state_.compare_exchange_strong(s, kX, std::memory_order_acquire, std::memory_order_relaxed);
   }
-
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) { return try_lock(lock_site{}); }
-  [[nodiscard]] bool try_lock(lock_site site) noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
+  bool try_acquire() noexcept {
     std::uint32_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
     while ((s & ~kParked) == 0) {
-      // (X, SX, S): 0,0,0 -> 1,0,0; acquire as in lock().
+      // (X, SX, S): 0,0,0 -> 1,0,0; acquire as in acquire_fast().
+      if (state_.compare_exchange_weak(s, s | kX, std::memory_order_acquire, std::memory_order_relaxed))
+        return true;
+    }
+    return false;
+  }
+  template <class Stats>
+  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
+    waiting<Stats> w(*this, lock_mode::x, site);
+    for (;;) {
+      std::uint32_t s = w.until(no_x_sx);
+      // Reserve: (X, SX): 0,0 -> 1,0; from here no S, SX or X enters. Acquire pairs with the
+      // release in release / release_sx.
       if (state_.compare_exchange_weak(s, s | kX, std::memory_order_acquire, std::memory_order_relaxed)) {
-        ok = true;
-        break;
+        if ((s & kReaderMask) != 0) w.until(drained);  // its acquire load pairs with release_shared
+        w.entered();
+        return true;
       }
     }
-    if (ok) Stats::on_acquire(this, lock_mode::x, site);
-    detail::tsan::post_lock(this, try_flags(0, ok));
-    if (ok) tsan_token_acquired(detail::tsan::kTryLock);
-    return ok;
   }
-
-  void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this, lock_mode::x);
-    tsan_token_released();
-    detail::tsan::pre_unlock(this, 0);
+  void release() noexcept {
     // (X, P): 1,p -> 0,0; release pairs with the acquire of whoever enters next; acquire: the
     // sleep protocol (file top).
     const std::uint32_t old = state_.fetch_and(~(kX | kParked), std::memory_order_acq_rel);
     check_held(old, kX, "unlock()", "X");
     if (old & kParked) wake();
-    detail::tsan::post_unlock(this, 0);
   }
+  // X holds the SX token too (file top).
+  void x_held(unsigned f) noexcept { token_acquired(f); }
+  void x_releasing() noexcept { token_released(); }
 
   // --- S ------------------------------------------------------------------------------------
 
-  void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() { lock_shared(lock_site{}); }
-  void lock_shared(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
+  bool acquire_shared_fast() noexcept {
     std::uint32_t s = state_.load(std::memory_order_relaxed);
-    // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
-    if (SPINWISE_UNLIKELY((s & kX) != 0 ||
-                          !state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
-                                                          std::memory_order_relaxed))) {
-      lock_shared_slow(site);
-    }
-    Stats::on_acquire(this, lock_mode::s, site);
-    detail::tsan::post_lock(this, detail::tsan::kReadLock);
+    // (X, S): 0,n -> 0,n+1; acquire pairs with the release in release / downgrade.
+    return (s & kX) == 0 && state_.compare_exchange_strong(s, s + kReaderOne, std::memory_order_acquire,
+                                                           std::memory_order_relaxed);
   }
-
   // Fails while X is held or reserved (an X request or an upgrade is waiting for S to drain).
-  [[nodiscard]] bool try_lock_shared() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    return try_lock_shared(lock_site{});
-  }
-  [[nodiscard]] bool try_lock_shared(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
+  bool try_acquire_shared() noexcept {
     std::uint32_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
     while ((s & kX) == 0) {
-      // (X, S): 0,n -> 0,n+1; acquire as in lock_shared().
+      // (X, S): 0,n -> 0,n+1; acquire as in acquire_shared_fast().
+      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
+                                       std::memory_order_relaxed))
+        return true;
+    }
+    return false;
+  }
+  template <class Stats>
+  SPINWISE_COLD bool acquire_shared_slow(no_deadline, lock_site site) noexcept {
+    waiting<Stats> w(*this, lock_mode::s, site);
+    for (;;) {
+      std::uint32_t s = w.until(no_x);
+      // (X, S): 0,n -> 0,n+1; acquire pairs with the release in release / downgrade.
       if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
                                        std::memory_order_relaxed)) {
-        ok = true;
-        break;
+        w.entered();
+        return true;
       }
     }
-    if (ok) Stats::on_acquire(this, lock_mode::s, site);
-    detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
-    return ok;
   }
-
-  void unlock_shared() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this, lock_mode::s);
-    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
+  void release_shared() noexcept {
     // (S): n -> n-1; release pairs with the acquire of the X request that drains S.
     const std::uint32_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
     check_held(old, kReaderMask, "unlock_shared()", "S");
     if (SPINWISE_UNLIKELY((old & (kReaderMask | kX | kParked)) == (kReaderOne | kX | kParked)))
       wake_drained();
-    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
 
   // --- SX -----------------------------------------------------------------------------------
 
-  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() { lock_sx(lock_site{}); }
-  void lock_sx(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
+  bool acquire_sx_fast() noexcept {
     std::uint32_t s = state_.load(std::memory_order_relaxed);
-    // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
-    if (SPINWISE_UNLIKELY((s & (kX | kSX)) != 0 ||
-                          !state_.compare_exchange_strong(s, s | kSX, std::memory_order_acquire,
-                                                          std::memory_order_relaxed))) {
-      lock_sx_slow(site);
-    }
-    Stats::on_acquire(this, lock_mode::sx, site);
-    detail::tsan::post_lock(this, detail::tsan::kReadLock);
-    tsan_token_acquired(0);
+    // (X, SX): 0,0 -> 0,1; acquire pairs with the release in release / release_sx.
+    return (s & (kX | kSX)) == 0 &&
+           state_.compare_exchange_strong(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed);
   }
-
-  [[nodiscard]] bool try_lock_sx() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    return try_lock_sx(lock_site{});
-  }
-  [[nodiscard]] bool try_lock_sx(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock | detail::tsan::kTryLock);
+  bool try_acquire_sx() noexcept {
     std::uint32_t s = state_.load(std::memory_order_relaxed);
-    bool ok = false;
     while ((s & (kX | kSX)) == 0) {
-      // (X, SX): 0,0 -> 0,1; acquire as in lock_sx().
+      // (X, SX): 0,0 -> 0,1; acquire as in acquire_sx_fast().
+      if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed))
+        return true;
+    }
+    return false;
+  }
+  template <class Stats>
+  SPINWISE_COLD void acquire_sx_slow(lock_site site) noexcept {
+    waiting<Stats> w(*this, lock_mode::sx, site);
+    for (;;) {
+      std::uint32_t s = w.until(no_x_sx);
+      // (X, SX): 0,0 -> 0,1; acquire pairs with the release in release / release_sx.
       if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed)) {
-        ok = true;
-        break;
+        return w.entered();
       }
     }
-    if (ok) Stats::on_acquire(this, lock_mode::sx, site);
-    detail::tsan::post_lock(this, try_flags(detail::tsan::kReadLock, ok));
-    if (ok) tsan_token_acquired(detail::tsan::kTryLock);
-    return ok;
   }
-
-  void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this, lock_mode::sx);
-    tsan_token_released();
-    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
+  void release_sx() noexcept {
     // (SX, P): 1,p -> 0,0; release pairs with the acquire of the next SX or X; acquire: the sleep
     // protocol.
     const std::uint32_t old = state_.fetch_and(~(kSX | kParked), std::memory_order_acq_rel);
     check_held(old, kSX, "unlock_sx()", "SX");
     if (old & kParked) wake();
-    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
   }
 
-  // --- SX <-> X -----------------------------------------------------------------------------
-
-  // SX -> X without releasing. From the call on, new S, SX and X requests wait; returns once the
-  // S holders inside have left.
-  void upgrade() noexcept SPINWISE_RELEASE_SHARED() SPINWISE_ACQUIRE() {
-    tsan_token_released();  // and taken again after the latch: TSan sees latch -> token always
-    detail::tsan::pre_unlock(this, detail::tsan::kReadLock);
-    detail::tsan::post_unlock(this, detail::tsan::kReadLock);
-    detail::tsan::pre_lock(this, 0);
-    // (X, SX): 0,1 -> 1,0 by flipping both bits: the caller's SX becomes the X reservation.
-    // Nobody wakes: every sleeper's condition stays false. acquire pairs with the release of
-    // the S holders that left while we held SX (drain() pairs with those still inside).
+  // SX -> X: (X, SX): 0,1 -> 1,0 by flipping both bits, the caller's SX becoming the X
+  // reservation, then the wait for the S holders inside. Nobody wakes: every sleeper's condition
+  // stays false. acquire pairs with the release of the S holders that left while we held SX
+  // (the drain pairs with those still inside), tracked as an X wait (not counted: not an
+  // acquisition).
+  template <class Stats>
+  void upgrade_word() noexcept {
     const std::uint32_t old = state_.fetch_xor(kX | kSX, std::memory_order_acquire);
     check_held(old, kSX, "upgrade()", "SX");
-    if ((old & kReaderMask) != 0) drain();
-    Stats::on_mode_change(this, lock_mode::x);  // X once the S holders have left
-    detail::tsan::post_lock(this, 0);
-    tsan_token_acquired(0);
+    if ((old & kReaderMask) != 0) drain<Stats>();
   }
-
-  // X -> SX without releasing: S requests may enter at once, SX and X requests still wait.
-  void downgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE_SHARED() {
-    tsan_token_released();
-    detail::tsan::pre_unlock(this, 0);
+  // X -> SX: (X, SX, P): 1,0,p -> 0,1,0; release pairs with the acquire of the S holders that
+  // enter; acquire: the sleep protocol.
+  void downgrade_word() noexcept {
     std::uint32_t s = kX;  // guess: no sleepers; a failed CAS loads the real value
-    // (X, SX, P): 1,0,p -> 0,1,0; release pairs with the acquire of the S holders that enter;
-    // acquire: the sleep protocol.
     while (!state_.compare_exchange_weak(s, (s ^ (kX | kSX)) & ~kParked, std::memory_order_acq_rel,
                                          std::memory_order_relaxed)) {
       check_held(s, kX, "downgrade()", "X");  // before the next try writes
     }
     if (s & kParked) wake();
-    Stats::on_mode_change(this, lock_mode::sx);
-    detail::tsan::post_unlock(this, 0);
-    detail::tsan::pre_lock(this, detail::tsan::kReadLock);
-    detail::tsan::post_lock(this, detail::tsan::kReadLock);
-    tsan_token_acquired(0);
+  }
+
+  // The SX token (file top), announced after the latch is really held and before it is really
+  // released. Never nested in the latch's pre/post window: TSan ignores synchronization inside
+  // such a window, so a nested annotation would order nothing.
+  void token_acquired(unsigned f) noexcept {
+    tsan::pre_lock(&epoch_, f);
+    tsan::post_lock(&epoch_, f);
+  }
+  void token_released() noexcept {
+    tsan::pre_unlock(&epoch_, 0);
+    tsan::post_unlock(&epoch_, 0);
   }
 
  private:
@@ -314,10 +261,6 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   static constexpr unsigned kReaderShift = 3;
   static constexpr std::uint32_t kReaderOne = std::uint32_t{1} << kReaderShift;
   static constexpr std::uint32_t kReaderMask = ~std::uint32_t{0} << kReaderShift;
-
-  static constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
-    return f | detail::tsan::kTryLock | (ok ? 0 : detail::tsan::kTryLockFailed);
-  }
 
   // The mode checks (SPINWISE_CHECK_MODES, file top): `word` is what the release or change of
   // mode found; none of `mode_bits` set there means the caller did not hold `mode`.
@@ -335,23 +278,12 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     std::abort();
   }
 
-  // The SX token (file top), announced after the latch is really held and before it is really
-  // released. Never nested in the latch's pre/post window: TSan ignores synchronization inside
-  // such a window, so a nested annotation would order nothing.
-  void tsan_token_acquired(unsigned f) noexcept {
-    detail::tsan::pre_lock(&epoch_, f);
-    detail::tsan::post_lock(&epoch_, f);
-  }
-  void tsan_token_released() noexcept {
-    detail::tsan::pre_unlock(&epoch_, 0);
-    detail::tsan::post_unlock(&epoch_, 0);
-  }
-
   // One wait and its statistics: Policy rounds, one yield, then sleep; a fresh episode after
   // each wake-up.
+  template <class Stats>
   class waiting {
    public:
-    waiting(sx_lock_t& l, lock_mode m, lock_site site) noexcept : l_(l), e_(&l, m, site) {}
+    waiting(sx_raw& l, lock_mode m, lock_site site) noexcept : l_(l), e_(&l, m, site) {}
 
     // Returns the first word seen in which ready(word) holds (acquire).
     template <class Ready>
@@ -368,60 +300,26 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
     void entered() noexcept { e_.entered(); }
 
    private:
-    sx_lock_t& l_;
-    detail::park_episodes<Policy, Stats> e_;
+    sx_raw& l_;
+    park_episodes<Policy, Stats> e_;
   };
 
   static constexpr bool no_x(std::uint32_t s) noexcept { return (s & kX) == 0; }
   static constexpr bool no_x_sx(std::uint32_t s) noexcept { return (s & (kX | kSX)) == 0; }
   static constexpr bool drained(std::uint32_t s) noexcept { return (s & kReaderMask) == 0; }
 
-  SPINWISE_COLD void lock_shared_slow(lock_site site) noexcept {
-    waiting w(*this, lock_mode::s, site);
-    for (;;) {
-      std::uint32_t s = w.until(no_x);
-      // (X, S): 0,n -> 0,n+1; acquire pairs with the release in unlock / downgrade.
-      if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
-                                       std::memory_order_relaxed)) {
-        return w.entered();
-      }
-    }
+  template <class Stats>
+  SPINWISE_COLD void drain() noexcept {
+    waiting<Stats>(*this, lock_mode::x, {}).until(drained);
   }
-
-  SPINWISE_COLD void lock_sx_slow(lock_site site) noexcept {
-    waiting w(*this, lock_mode::sx, site);
-    for (;;) {
-      std::uint32_t s = w.until(no_x_sx);
-      // (X, SX): 0,0 -> 0,1; acquire pairs with the release in unlock / unlock_sx.
-      if (state_.compare_exchange_weak(s, s | kSX, std::memory_order_acquire, std::memory_order_relaxed)) {
-        return w.entered();
-      }
-    }
-  }
-
-  SPINWISE_COLD void lock_slow(lock_site site) noexcept {
-    waiting w(*this, lock_mode::x, site);
-    for (;;) {
-      std::uint32_t s = w.until(no_x_sx);
-      // Reserve: (X, SX): 0,0 -> 1,0; from here no S, SX or X enters. Acquire pairs with the
-      // release in unlock / unlock_sx.
-      if (state_.compare_exchange_weak(s, s | kX, std::memory_order_acquire, std::memory_order_relaxed)) {
-        if ((s & kReaderMask) != 0) w.until(drained);  // its acquire load pairs with unlock_shared
-        return w.entered();
-      }
-    }
-  }
-
-  // An upgrade's wait for the S holders: tracked as an X wait (not counted: not an acquisition).
-  SPINWISE_COLD void drain() noexcept { waiting(*this, lock_mode::x, {}).until(drained); }
 
   // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
   template <class Ready>
   bool park(Ready ready) noexcept {
-    return detail::park(state_, epoch_, kParked, ready, detail::no_deadline{});
+    return detail::park(state_, epoch_, kParked, ready, no_deadline{});
   }
 
-  void wake() noexcept { detail::wake_sleepers(epoch_); }
+  void wake() noexcept { wake_sleepers(epoch_); }
 
   // The last S holder left under an X reservation that has sleepers.
   SPINWISE_COLD void wake_drained() noexcept {
@@ -433,10 +331,79 @@ class SPINWISE_CAPABILITY("mutex") sx_lock_t {
   std::atomic<std::uint32_t> epoch_{0};
 };
 
-// time_policy under the latch's own knobs: InnoDB's rw_lock_t wait (spin_wait_delay 6, spin_loops
-// 30) with the unit in time, 200 ns, so a wait spins ~15 us before it sleeps on every CPU instead of
-// 14x longer on Skylake. sx_lock_t<innodb_policy<sx_lock_tag>> replays MySQL's instruction counts
-// exactly, for an engine migrating from InnoDB's settings.
+// sx_lock: the S and X modes from the shell, and SX with its upgrade and downgrade.
+template <class Policy, class Stats>
+class SPINWISE_CAPABILITY("mutex") sx_latch : public shared_lock_shell<sx_raw<Policy>, Stats> {
+ public:
+  template <class Class>
+  using with_stats = sx_latch<Policy, class_stats<Class>>;
+
+  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() { lock_sx(lock_site{}); }
+  void lock_sx(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
+    tsan::pre_lock(this, tsan::kReadLock);
+    if (SPINWISE_UNLIKELY(!this->acquire_sx_fast())) this->template acquire_sx_slow<Stats>(site);
+    Stats::on_acquire(this, lock_mode::sx, site);
+    tsan::post_lock(this, tsan::kReadLock);
+    this->token_acquired(0);
+  }
+
+  [[nodiscard]] bool try_lock_sx() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    return try_lock_sx(lock_site{});
+  }
+  [[nodiscard]] bool try_lock_sx(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    tsan::pre_lock(this, tsan::kReadLock | tsan::kTryLock);
+    const bool ok = this->try_acquire_sx();
+    if (ok) Stats::on_acquire(this, lock_mode::sx, site);
+    tsan::post_lock(this, try_flags(tsan::kReadLock, ok));
+    if (ok) this->token_acquired(tsan::kTryLock);
+    return ok;
+  }
+
+  void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
+    Stats::on_release(this, lock_mode::sx);
+    this->token_released();
+    tsan::pre_unlock(this, tsan::kReadLock);
+    this->release_sx();
+    tsan::post_unlock(this, tsan::kReadLock);
+  }
+
+  // SX -> X without releasing. From the call on, new S, SX and X requests wait; returns once the
+  // S holders inside have left.
+  void upgrade() noexcept SPINWISE_RELEASE_SHARED() SPINWISE_ACQUIRE() {
+    this->token_released();  // and taken again after the latch: TSan sees latch -> token always
+    tsan::pre_unlock(this, tsan::kReadLock);
+    tsan::post_unlock(this, tsan::kReadLock);
+    tsan::pre_lock(this, 0);
+    this->template upgrade_word<Stats>();
+    Stats::on_mode_change(this, lock_mode::x);  // X once the S holders have left
+    tsan::post_lock(this, 0);
+    this->token_acquired(0);
+  }
+
+  // X -> SX without releasing: S requests may enter at once, SX and X requests still wait.
+  void downgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE_SHARED() {
+    this->token_released();
+    tsan::pre_unlock(this, 0);
+    this->downgrade_word();
+    Stats::on_mode_change(this, lock_mode::sx);
+    tsan::post_unlock(this, 0);
+    tsan::pre_lock(this, tsan::kReadLock);
+    tsan::post_lock(this, tsan::kReadLock);
+    this->token_acquired(0);
+  }
+};
+
+}  // namespace detail
+
+// Names sx_lock's own knobs: sx_lock::policy::set_spin_wait_delay(...) and friends.
+struct sx_lock_tag;
+
+// Stats: no_stats (nothing recorded, no cost) or class_stats<Class> (lock_stats.hpp). S, SX
+// and X acquisitions count per mode (InnoDB's RW-shared, RW-sx and RW-excl lines); upgrade and
+// downgrade are not acquisitions (a tracked hold changes its mode).
+template <class Policy, class Stats = no_stats>
+using sx_lock_t = detail::sx_latch<Policy, Stats>;
+
 using sx_lock = sx_lock_t<time_policy<sx_lock_tag>>;
 
 static_assert(sizeof(sx_lock) == 8, "sx_lock: a 32-bit word and a 32-bit futex word");
@@ -447,47 +414,5 @@ static_assert(std::is_same_v<sx_lock::with_stats<struct sx_lock_tag>::policy, sx
               "turning statistics on keeps the alias's policy, Tag and knobs");
 
 static_assert(std::is_nothrow_default_constructible_v<sx_lock>);
-
-// Holds SX for a scope: the annotated guard for lock_sx / unlock_sx (S: shared_lock_guard or
-// std::shared_lock; X: lock_guard or std::lock_guard, from guard.hpp and <mutex>). Its upgrade()
-// and downgrade() change the latch's mode and the one it records, and it releases the mode it
-// holds: X after an upgrade() that no downgrade() followed. Change the mode through the guard: a
-// guard whose latch was upgraded behind its back would release SX while X is held, which leaves the
-// latch locked for good (the mode checks, file top, abort there instead).
-template <class Latch>
-class SPINWISE_SCOPED_CAPABILITY sx_guard {
- public:
-  using mutex_type = Latch;
-
-  explicit sx_guard(Latch& l) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(); }
-  sx_guard(Latch& l, lock_site site) SPINWISE_ACQUIRE_SHARED(l) : l_(l) { l_.lock_sx(site); }
-  sx_guard(Latch& l, std::adopt_lock_t) SPINWISE_REQUIRES_SHARED(l) : l_(l) {}
-  ~sx_guard() SPINWISE_RELEASE_GENERIC() {
-    if (x_) {
-      l_.unlock();
-    } else {
-      l_.unlock_sx();
-    }
-  }
-
-  sx_guard(const sx_guard&) = delete;
-  sx_guard& operator=(const sx_guard&) = delete;
-
-  // SX -> X, as Latch::upgrade(). To Clang's analysis the guard then holds the latch exclusively:
-  // GUARDED_BY data may be written until downgrade() or the end of the scope.
-  void upgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE() {
-    l_.upgrade();
-    x_ = true;
-  }
-  // X -> SX, as Latch::downgrade(); shared again to the analysis.
-  void downgrade() noexcept SPINWISE_RELEASE() SPINWISE_ACQUIRE_SHARED() {
-    l_.downgrade();
-    x_ = false;
-  }
-
- private:
-  Latch& l_;
-  bool x_ = false;  // X held (upgrade() without downgrade() since); SX otherwise
-};
 
 }  // namespace spinwise

@@ -40,55 +40,20 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/fifo_gate.hpp"
-#include "spinwise/detail/tsan.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/wait_core.hpp"
-#include "spinwise/lock_stats.hpp"
 #include "spinwise/no_backoff_policy.hpp"
-#include "spinwise/thread_annotations.hpp"
 
 namespace spinwise {
 
-// Patience: microseconds a queue head may go without polling before releases stop waiting for it
-// (0: never, a strict ticket lock). detail/fifo_gate.hpp.
-template <class Policy, class Stats = no_stats, std::uint32_t PatienceUs = detail::kDefaultFifoPatienceUs>
-class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
+namespace detail {
+
+// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). A timed call does not queue:
+// it polls try_lock (lock_shell.hpp's poll_until), so it waits behind every queued thread.
+template <class Policy, std::uint32_t PatienceUs>
+class ticket_raw : public raw_lock {
  public:
   using policy = Policy;
-  using stats = Stats;
-  // This lock with statistics on, recorded into the lock class `Class`, and the same Policy (so
-  // the same Tag and knobs): ticket_mutex::with_stats<my_class>.
-  template <class Class>
-  using with_stats = ticket_mutex_t<Policy, class_stats<Class>, PatienceUs>;
-
-  constexpr ticket_mutex_t() noexcept = default;
-  ticket_mutex_t(const ticket_mutex_t&) = delete;
-  ticket_mutex_t& operator=(const ticket_mutex_t&) = delete;
-#if defined(SPINWISE_TSAN_HOOKS)
-  ~ticket_mutex_t() { detail::tsan::destroy(this); }
-#endif
-
-  void lock() noexcept SPINWISE_ACQUIRE() {
-    detail::tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!(queue_empty() && gate_.try_take_free()))) lock_slow();
-    Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, 0);
-  }
-
-  // Free, and nobody queued (a queued waiter keeps its turn).
-  [[nodiscard]] bool try_lock() noexcept SPINWISE_TRY_ACQUIRE(true) {
-    detail::tsan::pre_lock(this, detail::tsan::kTryLock);
-    const bool ok = queue_empty() && gate_.try_take_free();
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    detail::tsan::post_lock(this, detail::tsan::kTryLock | (ok ? 0u : detail::tsan::kTryLockFailed));
-    return ok;
-  }
-
-  void unlock() noexcept SPINWISE_RELEASE() {
-    Stats::on_release(this, lock_mode::x);
-    detail::tsan::pre_unlock(this, 0);
-    gate_.release(queue_empty());
-    detail::tsan::post_unlock(this, 0);
-  }
 
   bool is_locked() const noexcept { return gate_.held(); }
   // Threads queued (a racy snapshot, for tests and statistics; a waiter outside the queue is not
@@ -98,6 +63,19 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     return next_of(q) - head_of(q);
   }
   bool has_waiters() const noexcept { return !queue_empty(); }
+
+ protected:
+  // Free, and nobody queued (a queued waiter keeps its turn).
+  bool try_acquire() noexcept { return queue_empty() && gate_.try_take_free(); }
+  bool acquire_fast() noexcept { return try_acquire(); }
+  void release() noexcept { gate_.release(queue_empty()); }
+
+  template <class Stats>
+  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
+    gate_.template wait<Policy, Stats>(
+        this, site, [this] { return queue_empty(); }, [this](auto& w, auto& m) { queued(w, m); });
+    return true;
+  }
 
  private:
   // queue_: the next ticket to hand out (high half) and the ticket at the head (low half), both
@@ -114,25 +92,9 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     return next_of(q) == head_of(q);
   }
 
-  SPINWISE_COLD void lock_slow() noexcept {
-    detail::wait_meter<Stats> m(this, lock_mode::x, {});
-    typename Policy::waiter w;
-    for (;;) {
-      if (queue_empty() && gate_.try_take_free()) break;
-      if (gate_.queue_open(queue_empty())) {
-        queued(w, m);
-        break;
-      }
-      if (gate_.barge(w, m, [this] { return queue_empty(); })) break;
-    }
-    // A waiter that only yielded behind others (it never spun) says nothing about spinning.
-    if (w.rounds() > 0) detail::finish_spin(w, !w.is_completed());
-    m.account(w);
-    m.done();
-  }
-
   // Takes a ticket and waits in the queue until its thread holds the lock.
-  void queued(typename Policy::waiter& w, detail::wait_meter<Stats>& m) noexcept {
+  template <class Stats>
+  void queued(typename Policy::waiter& w, wait_meter<Stats>& m) noexcept {
     // Take a number, showing first that we run (gate_t::vouch): a ticket that makes us the head,
     // or one or two places behind it, is stamped before it is visible. Release on the CAS: the
     // head that advances to us reads the stamp (below). Acquire on the load and on a failed CAS:
@@ -183,12 +145,19 @@ class SPINWISE_CAPABILITY("mutex") ticket_mutex_t {
     return (ticket & 1) != 0 ? odd_beat_ : even_beat_;
   }
 
-  using gate_t = detail::fifo_gate<PatienceUs>;
+  using gate_t = fifo_gate<PatienceUs>;
   std::atomic<std::uint64_t> queue_{0};
   gate_t gate_;
   // Tagged beats (fifo_gate::tagged_beat) of the waiters one and two places behind the head.
   std::atomic<std::uint64_t> even_beat_{0}, odd_beat_{0};
 };
+
+}  // namespace detail
+
+// Patience: microseconds a queue head may go without polling before releases stop waiting for it
+// (0: never, a strict ticket lock). detail/fifo_gate.hpp.
+template <class Policy, class Stats = no_stats, std::uint32_t PatienceUs = detail::kDefaultFifoPatienceUs>
+using ticket_mutex_t = detail::lock_shell<detail::ticket_raw<Policy, PatienceUs>, Stats>;
 
 struct ticket_mutex_tag;
 // Knobs for every ticket_mutex: ticket_mutex::policy::set_spin_loops(...).

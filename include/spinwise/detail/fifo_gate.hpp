@@ -49,6 +49,8 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/wait_core.hpp"
+#include "spinwise/lock_site.hpp"
 
 namespace spinwise::detail {
 
@@ -180,6 +182,27 @@ class fifo_gate {
       }
       if (!head_stale()) return false;
     }
+  }
+
+  // A FIFO lock's whole wait, made with the lock and the site of the call: takes the lock when it
+  // is free and nobody is queued; joins the queue while it is open (queued(w, m) returns once its
+  // thread holds the lock); waits outside it while its head is stale (barge).
+  template <class Policy, class Stats, class QueueEmpty, class Queued>
+  void wait(const void* lock, lock_site site, QueueEmpty queue_empty, Queued queued) noexcept {
+    wait_meter<Stats> m(lock, lock_mode::x, site);
+    typename Policy::waiter w;
+    for (;;) {
+      if (queue_empty() && try_take_free()) break;
+      if (queue_open(queue_empty())) {
+        queued(w, m);
+        break;
+      }
+      if (barge(w, m, queue_empty)) break;
+    }
+    // A waiter that only yielded behind others (it never spun) says nothing about spinning.
+    if (w.rounds() > 0) finish_spin(w, !w.is_completed());
+    m.account(w);
+    m.done();
   }
 
   bool held() const noexcept { return held_.load(std::memory_order_relaxed) == kHeld; }

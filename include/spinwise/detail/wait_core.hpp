@@ -108,40 +108,16 @@ struct wait_meter<Stats, true> {
   }
 };
 
-// One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
-// budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
-// word, calls pause(until) while it may not enter (until: "the word looks as if I may", which
-// ends a long round early), parks when pause() says the episode is over and then calls
-// next_episode(), and calls entered() once it holds the lock.
+// What every wait of a lock has: the current spin budget's waiter and the wait's meter, and the
+// report once the wait ends in the lock (a budget ended by taking the lock is a spin won; one
+// spent before, a spin lost).
 template <class Policy, class Stats>
-class park_episodes {
+class one_wait {
  public:
-  typename Policy::waiter w;  // the current episode's
+  typename Policy::waiter w;  // the current budget's
 
-  park_episodes(const void* lock, lock_mode m, lock_site site = {}) noexcept : m_(lock, m, site) {}
+  one_wait(const void* lock, lock_mode m, lock_site site) noexcept : m_(lock, m, site) {}
 
-  // One step of the episode; false when it is over and the caller should park.
-  template <class Until = never_ready>
-  bool pause(Until&& until = {}) noexcept {
-    if (!w.is_completed()) {
-      m_.snooze(w, until);
-      return true;
-    }
-    if (!yielded_) {
-      yielded_ = true;
-      m_.yield();
-      return true;
-    }
-    return false;
-  }
-  // After the park (slept: the thread did sleep in the kernel): a fresh episode.
-  void next_episode(bool slept) noexcept {
-    if (slept) m_.parked();
-    finish_spin(w, false);
-    m_.account(w);
-    w = typename Policy::waiter{};
-    yielded_ = false;
-  }
   // The wait ended in the lock: report it.
   void entered() noexcept {
     finish_spin(w, !w.is_completed());
@@ -149,38 +125,66 @@ class park_episodes {
     m_.done();
   }
 
- private:
+ protected:
   wait_meter<Stats> m_;
+};
+
+// One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
+// budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
+// word, calls pause(until) while it may not enter (until: "the word looks as if I may", which
+// ends a long round early), parks when pause() says the episode is over and then calls
+// next_episode(), and calls entered() once it holds the lock.
+template <class Policy, class Stats>
+class park_episodes : public one_wait<Policy, Stats> {
+ public:
+  park_episodes(const void* lock, lock_mode m, lock_site site = {}) noexcept
+      : one_wait<Policy, Stats>(lock, m, site) {}
+
+  // One step of the episode; false when it is over and the caller should park.
+  template <class Until = never_ready>
+  bool pause(Until&& until = {}) noexcept {
+    if (!this->w.is_completed()) {
+      this->m_.snooze(this->w, until);
+      return true;
+    }
+    if (!yielded_) {
+      yielded_ = true;
+      this->m_.yield();
+      return true;
+    }
+    return false;
+  }
+  // After the park (slept: the thread did sleep in the kernel): a fresh episode.
+  void next_episode(bool slept) noexcept {
+    if (slept) this->m_.parked();
+    finish_spin(this->w, false);
+    this->m_.account(this->w);
+    this->w = typename Policy::waiter{};
+    yielded_ = false;
+  }
+
+ private:
   bool yielded_ = false;
 };
 
 // One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
 // long as it waits (progress when threads outnumber CPUs, without parking). The lock polls its
-// word, calls pause(until) while it may not enter, and entered() once it holds the lock.
+// word, calls pause(until) while it may not enter, and entered() once it holds the lock (a lock
+// taken in the yield phase counts as a spin lost).
 template <class Policy, class Stats>
-class spin_then_yield {
+class spin_then_yield : public one_wait<Policy, Stats> {
  public:
-  typename Policy::waiter w;
-
-  spin_then_yield(const void* lock, lock_mode m, lock_site site = {}) noexcept : m_(lock, m, site) {}
+  spin_then_yield(const void* lock, lock_mode m, lock_site site = {}) noexcept
+      : one_wait<Policy, Stats>(lock, m, site) {}
 
   template <class Until = never_ready>
   void pause(Until&& until = {}) noexcept {
-    if (!w.is_completed()) {
-      m_.snooze(w, until);
+    if (!this->w.is_completed()) {
+      this->m_.snooze(this->w, until);
     } else {
-      m_.yield();
+      this->m_.yield();
     }
   }
-  // A lock taken after the budget ran out (in the yield phase) counts as a spin lost.
-  void entered() noexcept {
-    finish_spin(w, !w.is_completed());
-    m_.account(w);
-    m_.done();
-  }
-
- private:
-  wait_meter<Stats> m_;
 };
 
 }  // namespace spinwise::detail
