@@ -88,7 +88,7 @@ class mcs_raw : public raw_lock {
   template <class Stats>
   SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
     gate_.template wait<Policy, Stats>(
-        this, site, [this] { return queue_empty(); }, [this](auto& w, auto& m) { queued(w, m); });
+        this, site, [this] { return queue_empty(); }, [this](auto& w, auto& m) { this->queued(w, m); });
     return true;
   }
 
