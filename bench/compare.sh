@@ -6,8 +6,9 @@
 # REV: any git revision (a commit, a tag, HEAD~3, main), or "." for the working tree with its
 # uncommitted changes (how a change is judged before it lands: bench/compare.sh HEAD .).
 # Each revision's include/ and arch/ are copied into a temporary directory (git archive), and one
-# harness, bench/compare/cell.cpp of this checkout, is compiled against each with the same compiler
-# and flags: only the locks differ. bench/compare/compare.py then runs the two binaries paired
+# harness, bench/compare/cell.cpp of this checkout (with the tools' lock catalogue,
+# bench/spinwise_locks.hpp), is compiled against each with the same compiler and flags: only the
+# locks differ. bench/compare/compare.py then runs the two binaries paired
 # (A next to B, seconds apart, the order alternating) and prints per cell B/A with its interval
 # and a verdict, with the machine, its relax cost and its load.
 #
@@ -26,7 +27,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 

@@ -2,9 +2,9 @@
 //
 // compare.sh compiles this one file against each revision's headers (include/ and arch/ of a
 // temporary worktree: the locks are header-only), so the same harness measures both and only the
-// locks differ. It therefore uses nothing but the public lock names every revision has, std, and
-// oneTBB as a peer; a lock a revision lacks is left out by the macros compare.sh sets from what
-// that revision's headers declare.
+// locks differ. It therefore uses nothing but public lock names, std, and oneTBB as a peer: the
+// locks of the tools' catalogue (../spinwise_locks.hpp, of this checkout) that the revision
+// declares, and the policy variants that compare.sh's macros say the revision has.
 //
 //   spinwise-cell --list                       the locks and cells this build has, one per line
 //   spinwise-cell --lock L --cell C --ms N     one run: a JSON line on stdout, exit 0; a broken
@@ -43,18 +43,10 @@
 #include <thread>
 #include <vector>
 
+#include "../spinwise_locks.hpp"
 #include "spinwise/hybrid_mutex.hpp"
-#include "spinwise/mcs_mutex.hpp"
 #include "spinwise/relax_time.hpp"
-#include "spinwise/tas_mutex.hpp"
-#include "spinwise/ticket_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
-#if __has_include("spinwise/spin_shared_mutex.hpp")
-#include "spinwise/spin_shared_mutex.hpp"
-#define SPINWISE_CELL_SPIN_SHARED 1
-#endif
-#include "spinwise/hybrid_shared_mutex.hpp"
-#include "spinwise/sx_lock.hpp"
 #if defined(SPINWISE_CELL_HAS_ADAPTIVE)
 #include "spinwise/adaptive_policy.hpp"
 #endif
@@ -274,20 +266,15 @@ result run(const cell& c, int ms) {
   return run_threads<L>(c, ms);
 }
 
-// The lock catalogue of this harness: the default aliases, a few named policy variants where the
-// revision has them, and the peers.
+// The locks of this harness: the catalogue's default aliases (those the revision declares), a few
+// named policy variants where the revision has them, and the peers.
 template <class F>
 void each_lock(F&& f) {
-  f("tas_mutex", static_cast<spinwise::tas_mutex*>(nullptr));
-  f("ttas_mutex", static_cast<spinwise::ttas_mutex*>(nullptr));
-  f("ticket_mutex", static_cast<spinwise::ticket_mutex*>(nullptr));
-  f("mcs_mutex", static_cast<spinwise::mcs_mutex*>(nullptr));
-  f("hybrid_mutex", static_cast<spinwise::hybrid_mutex*>(nullptr));
-#if defined(SPINWISE_CELL_SPIN_SHARED)
-  f("spin_shared_mutex", static_cast<spinwise::spin_shared_mutex*>(nullptr));
-#endif
-  f("hybrid_shared_mutex", static_cast<spinwise::hybrid_shared_mutex*>(nullptr));
-  f("sx_lock", static_cast<spinwise::sx_lock*>(nullptr));
+  spinwise::bench_catalog::each_lock([&](auto row) {
+    using R = decltype(row);
+    using L = typename R::type;
+    if constexpr (spinwise::bench_catalog::declared<L>) f(R::name, static_cast<L*>(nullptr));
+  });
 #if defined(SPINWISE_CELL_HAS_ADAPTIVE)
   struct cell_adaptive_tag;
   f("hybrid_mutex_adaptive",

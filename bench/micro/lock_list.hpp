@@ -1,5 +1,8 @@
 #pragma once
-// Which locks spinwise-bench measures. Adding a lock is one line in one of the two lists below:
+// Which locks spinwise-bench measures. spinwise's locks under their default policies come from the
+// tools' catalogue (bench/spinwise_locks.hpp: a lock added there is measured here); the policy and
+// statistics variants, the peers and the floor are this tool's own, one line each in the two lists
+// below:
 //
 //   v(as<TYPE>, {"name", kind, fifo});
 //
@@ -19,16 +22,13 @@
 #include <string_view>
 #include <vector>
 
+#include "../spinwise_locks.hpp"
 #include "peers.hpp"
 #include "spinwise/adaptive_policy.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
-#include "spinwise/mcs_mutex.hpp"
-#include "spinwise/spin_shared_mutex.hpp"
 #include "spinwise/sx_lock.hpp"
-#include "spinwise/tas_mutex.hpp"
-#include "spinwise/ticket_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
 #include "spinwise/wait_policy.hpp"
 
@@ -74,12 +74,11 @@ inline void configure_stats_variants() {
 
 template <class Visitor>
 void exclusive_locks(Visitor&& v) {
-  // spinwise, default policies
-  v(as<spinwise::tas_mutex>, {"tas_mutex", spinwise_lock, false});
-  v(as<spinwise::ttas_mutex>, {"ttas_mutex", spinwise_lock, false});
-  v(as<spinwise::ticket_mutex>, {"ticket_mutex", spinwise_lock, true});
-  v(as<spinwise::mcs_mutex>, {"mcs_mutex", spinwise_lock, true});
-  v(as<spinwise::hybrid_mutex>, {"hybrid_mutex", spinwise_lock, false});
+  // spinwise, default policies: the catalogue's exclusive locks
+  bench_catalog::each_lock([&](auto row) {
+    using R = decltype(row);
+    if constexpr (!R::shared) v(as<typename R::type>, {R::name, spinwise_lock, R::fifo});
+  });
 
   // spinwise policy variants (the alias's own Tag, so the lock's per-type knobs apply)
   using spinwise::cpu_relaxer;
@@ -136,10 +135,11 @@ void exclusive_locks(Visitor&& v) {
 
 template <class Visitor>
 void shared_locks(Visitor&& v) {
-  // spinwise (sx_lock: S for reads, X for writes)
-  v(as<spinwise::spin_shared_mutex>, {"spin_shared_mutex", spinwise_lock, false});
-  v(as<spinwise::hybrid_shared_mutex>, {"hybrid_shared_mutex", spinwise_lock, false});
-  v(as<spinwise::sx_lock>, {"sx_lock", spinwise_lock, false});
+  // spinwise, default policies: the catalogue's shared locks (sx_lock: S for reads, X for writes)
+  bench_catalog::each_lock([&](auto row) {
+    using R = decltype(row);
+    if constexpr (R::shared) v(as<typename R::type>, {R::name, spinwise_lock, R::fifo});
+  });
 
   // The InnoDB replay (instruction counts) under the aliases' own Tags: these were the shared
   // latches' defaults up to 0.2.0, so default / <innodb> is the change of default in one run.

@@ -8,20 +8,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "../spinwise_locks.hpp"
 #include "counted_policy.hpp"
 #include "emulated_relaxer.hpp"
 #include "enum_names.hpp"
 #include "spinwise/arch.hpp"
-#include "spinwise/hybrid_mutex.hpp"
-#include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
-#include "spinwise/mcs_mutex.hpp"
-#include "spinwise/spin_shared_mutex.hpp"
-#include "spinwise/sx_lock.hpp"
-#include "spinwise/tas_mutex.hpp"
 #include "spinwise/thread_annotations.hpp"
-#include "spinwise/ticket_mutex.hpp"
-#include "spinwise/ttas_mutex.hpp"
 #include "spinwise/wait_policy.hpp"
 
 namespace spinwise::stress {
@@ -149,25 +142,15 @@ std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
   throw std::invalid_argument("internal: a spinwise lock without a policy");
 }
 
-// Every spinwise lock records into stress_latch (exact parks). Spelled out per lock: a template
-// template parameter with a defaulted second parameter does not match `template <class> class`
-// on Clang 14.
-template <class P>
-using hybrid_mutex_s = hybrid_mutex_t<P, stress_stats>;
-template <class P>
-using ttas_mutex_s = ttas_mutex_t<P, stress_stats>;
-template <class P>
-using tas_mutex_s = tas_mutex_t<P, stress_stats>;
-template <class P>
-using ticket_mutex_s = ticket_mutex_t<P, stress_stats>;
-template <class P>
-using mcs_mutex_s = mcs_mutex_t<P, stress_stats>;
-template <class P>
-using spin_shared_mutex_s = spin_shared_mutex_t<P, stress_stats>;
-template <class P>
-using hybrid_shared_mutex_s = hybrid_shared_mutex_t<P, stress_stats>;
-template <class P>
-using sx_lock_s = sx_lock_t<P, stress_stats>;
+// Every spinwise lock of the catalogue (bench/spinwise_locks.hpp) as <lock>_s<P>: its template
+// over the policy P, recording into stress_latch (exact parks). One alias template per lock: a
+// template template parameter with a defaulted second parameter does not match
+// `template <class> class` on Clang 14.
+#define STRESS_FORM(lock, shape, when_spent, order) \
+  template <class P>                                \
+  using lock##_s = lock##_t<P, stress_stats>;
+SPINWISE_BENCH_LOCKS(STRESS_FORM)
+#undef STRESS_FORM
 
 using factory = std::unique_ptr<latch_set> (*)(policy_kind, std::size_t);
 
@@ -200,26 +183,25 @@ std::vector<policy_kind> policies_of() {
   return v;
 }
 
+// A catalogue lock: R its row, Stressed its form here (<lock>_s).
+template <class R, template <class> class Stressed>
+entry spinwise_entry() {
+  return {{R::name, true, R::shared, R::parks, true, policies_of<typename R::type>()},
+          &make_spinwise<Stressed, R::shared>};
+}
+
+// The catalogue's locks in its order, then the references.
 const std::vector<entry>& entries() {
-  static const std::vector<entry> e = {
-      {{"hybrid_mutex", true, false, true, true, policies_of<hybrid_mutex>()},
-       &make_spinwise<hybrid_mutex_s, false>},
-      {{"ttas_mutex", true, false, false, true, policies_of<ttas_mutex>()},
-       &make_spinwise<ttas_mutex_s, false>},
-      {{"tas_mutex", true, false, false, true, policies_of<tas_mutex>()}, &make_spinwise<tas_mutex_s, false>},
-      {{"ticket_mutex", true, false, false, true, policies_of<ticket_mutex>()},
-       &make_spinwise<ticket_mutex_s, false>},
-      {{"mcs_mutex", true, false, false, true, policies_of<mcs_mutex>()}, &make_spinwise<mcs_mutex_s, false>},
-      {{"spin_shared_mutex", true, true, false, true, policies_of<spin_shared_mutex>()},
-       &make_spinwise<spin_shared_mutex_s, true>},
-      {{"hybrid_shared_mutex", true, true, true, true, policies_of<hybrid_shared_mutex>()},
-       &make_spinwise<hybrid_shared_mutex_s, true>},
-      {{"sx_lock", true, true, true, true, policies_of<sx_lock>()}, &make_spinwise<sx_lock_s, true>},
-      {{"std::mutex", false, false, true, false, {policy_kind::none}},
-       [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }},
-      {{"std::shared_mutex", false, true, true, false, {policy_kind::none}},
-       [](policy_kind, std::size_t n) { return make_array<std::shared_mutex, true>(n); }},
-  };
+  static const std::vector<entry> e = [] {
+#define STRESS_ENTRY(lock, shape, when_spent, order) spinwise_entry<bench_catalog::lock##_row, lock##_s>(),
+    std::vector<entry> v = {SPINWISE_BENCH_LOCKS(STRESS_ENTRY)};
+#undef STRESS_ENTRY
+    v.push_back({{"std::mutex", false, false, true, false, {policy_kind::none}},
+                 [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }});
+    v.push_back({{"std::shared_mutex", false, true, true, false, {policy_kind::none}},
+                 [](policy_kind, std::size_t n) { return make_array<std::shared_mutex, true>(n); }});
+    return v;
+  }();
   return e;
 }
 

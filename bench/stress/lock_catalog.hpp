@@ -1,5 +1,6 @@
 #pragma once
-// The locks spinwise-stress can put under load, chosen by name at run time.
+// The locks spinwise-stress can put under load, chosen by name at run time: spinwise's, from the
+// tools' catalogue (bench/spinwise_locks.hpp), and std::mutex and std::shared_mutex.
 //
 // Every spinwise lock is instantiated with the stress Tag (its knobs are set without touching
 // the process-wide ones) and the emulated relaxer (so the spin delay is the emulated CPU's), and

@@ -28,7 +28,7 @@
 //
 // The layout is part of the ABI: the symbols carry a version, and modules built from spinwise
 // versions with different layouts keep separate states rather than share a misread one. v2: the
-// statistics shards (lock_stats.hpp) gained a counter. v3: the shards count per lock mode and carry
+// statistics shards (stats_shards.hpp) gained a counter. v3: the shards count per lock mode and carry
 // the class's run-time switches; the thread state points at the thread's lock tracking record.
 
 #include <atomic>
@@ -109,8 +109,8 @@ struct process_state {
   alignas(kStatePad) state_lock lists_lock;
   std::atomic<named_slot*> slots{nullptr};
   std::atomic<named_object*> objects{nullptr};
-  std::atomic<void*> stats_classes{nullptr};  // head of the statistics class list (lock_stats.hpp)
-  std::atomic<void*> knob_classes{nullptr};   // head of the registered knob class list (knob_registry)
+  std::atomic<void*> stats_classes{nullptr};  // head of the statistics class list (stats_shards.hpp)
+  std::atomic<void*> knob_classes{nullptr};   // head of the registered knob class list (knob_class.hpp)
 };
 
 struct thread_state {
