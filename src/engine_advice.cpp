@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibration_internal.hpp"
+#include "machine_json.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise {
@@ -487,7 +488,8 @@ std::string pause_line(const engine_advice& a) {
   return s + (a.stable ? ", stable)" : ", NOT stable)");
 }
 
-nlohmann::ordered_json relax_json(const engine_advice& a) {
+// The PAUSE cost the advice is from; "cpus": how many CPUs its median is over (null: not known).
+nlohmann::ordered_json relax_json(const engine_advice& a, const calibration_result* r) {
   return {{"kind", "pause"},
           {"ns", a.relax_ns},
           {"ticks", a.relax_ticks},
@@ -498,11 +500,13 @@ nlohmann::ordered_json relax_json(const engine_advice& a) {
           {"trial_ns_p10", a.trial_ns_p10},
           {"trial_ns_p90", a.trial_ns_p90},
           {"stable", a.stable},
-          {"measured", a.measured.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.measured)}};
+          {"measured", a.measured.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.measured)},
+          {"cpus", r != nullptr ? nlohmann::ordered_json(r->cpus.size()) : nlohmann::ordered_json()}};
 }
 
-nlohmann::ordered_json machine_json(const calibration_result& r) {
-  return {{"cpu_model", r.machine.cpu_model}, {"cpu_id", r.machine.cpu_id}, {"cpus_measured", r.cpus.size()}};
+// Strings from /proc/cpuinfo are whatever the kernel printed: invalid UTF-8 is replaced, not thrown.
+std::string document_text(const nlohmann::ordered_json& d) {
+  return d.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
@@ -527,13 +531,13 @@ std::string format_advice_text(const engine_advice& a, const calibration_result*
   return out;
 }
 
-std::string format_advice_json(const engine_advice& a, const calibration_result* r) {
+std::string format_advice_json(const engine_advice& a, const calibration_result* r, const run_context* run) {
   nlohmann::ordered_json d;
   d["engine"] = a.which == engine::mysql ? "mysql" : "mariadb";
   d["engine_name"] = a.engine_name;
   d["section"] = a.section;
-  if (r != nullptr) d["machine"] = machine_json(*r);
-  d["relax"] = relax_json(a);
+  if (run != nullptr) d[kRunContextKey] = detail::run_json(*run);
+  d["relax"] = relax_json(a, r);
   d["target"] = {{"unit_ns", a.unit_ns},
                  {"round_ns", a.target_round_ns},
                  {"default_round_ns_here", a.default_round_ns},
@@ -548,21 +552,22 @@ std::string format_advice_json(const engine_advice& a, const calibration_result*
     d["set_global"].push_back("SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";");
   d["warnings"] = a.warnings;
   d["refused"] = nullptr;
-  return d.dump(2) + "\n";
+  return document_text(d);
 }
 
-std::string format_refusal_json(const advice_result& refused, const calibration_result* r) {
+std::string format_refusal_json(const advice_result& refused, const calibration_result* r,
+                                const run_context* run) {
   const engine_advice& a = refused.advice;
   nlohmann::ordered_json d;
   d["engine"] = a.which == engine::mysql ? "mysql" : "mariadb";
   if (!a.engine_name.empty()) d["engine_name"] = a.engine_name;
-  if (r != nullptr) d["machine"] = machine_json(*r);
-  if (a.relax_ns > 0) d["relax"] = relax_json(a);
+  if (run != nullptr) d[kRunContextKey] = detail::run_json(*run);
+  if (a.relax_ns > 0) d["relax"] = relax_json(a, r);
   d["settings"] = nullptr;
   d["refused"] = refused.message;
   d["exit_code"] = refused.status == advice_status::usage ? 2 : 3;
   d["suggestions"] = refused.suggestions;
-  return d.dump(2) + "\n";
+  return document_text(d);
 }
 
 advice_rounds advise_measuring_again(

@@ -31,6 +31,7 @@
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/engine_advice.hpp"
 #include "spinwise/runtime/profile.hpp"
+#include "spinwise/runtime/run_context.hpp"
 #include "spinwise/version.hpp"
 
 namespace sw = spinwise;
@@ -482,17 +483,31 @@ sw::advice_result advice_from(const sw::calibration_result& r, sw::engine which,
   return sw::advise_engine(in);
 }
 
+// The run context of the measurement an advice is from: `here` (taken before measuring, so its
+// load average is the host's, not the measurement's) with the calibration's machine, or for a
+// saved profile (`here` null) what the profile says: its machine and date, the rest not known.
+sw::run_context advice_context(const sw::calibration_result& r, const sw::advice_result& a,
+                               const sw::run_context* here) {
+  sw::run_context c = here != nullptr ? *here : sw::run_context{};
+  c.machine = r.machine;
+  if (here == nullptr) c.date = r.created;
+  c.relax = str(sw::to_string(sw::relax_kind::pause));  // the only kind an engine's advice reads
+  c.relax_ns = a.advice.relax_ns;
+  return c;
+}
+
 // Prints the advice, or the refusal (on stderr, and as a JSON document on stdout with --format
 // json, so that a script reading stdout sees why). The exit code.
-int print_advice(const sw::advice_result& a, const sw::calibration_result& r, const std::string& format) {
+int print_advice(const sw::advice_result& a, const sw::calibration_result& r, const sw::run_context& run,
+                 const std::string& format) {
   if (a.status != sw::advice_status::ok) {
     std::fprintf(stderr, "spinwise-calibrate: --advise: %s\n", a.message.c_str());
     for (const std::string& s : a.suggestions) std::fprintf(stderr, "  - %s\n", s.c_str());
-    if (format == "json") std::fputs(sw::format_refusal_json(a, &r).c_str(), stdout);
+    if (format == "json") std::fputs(sw::format_refusal_json(a, &r, &run).c_str(), stdout);
     return a.status == sw::advice_status::usage ? kExitUsage : kExitUnstable;
   }
   const std::string text =
-      format == "json" ? sw::format_advice_json(a.advice, &r) : sw::format_advice_text(a.advice, &r);
+      format == "json" ? sw::format_advice_json(a.advice, &r, &run) : sw::format_advice_text(a.advice, &r);
   std::fputs(text.c_str(), stdout);
   return kExitOk;
 }
@@ -600,6 +615,8 @@ int main(int argc, char** argv) {
   }
 
   const bool advising = advise_opt->count() > 0;
+  // Before anything is measured: its load average is what else the host was doing.
+  const sw::run_context here = advising ? sw::detect_run_context() : sw::run_context{};
   sw::engine which = sw::engine::mysql;
   if (advising && !sw::parse_engine(advise, which)) {
     std::fprintf(stderr, "spinwise-calibrate: --advise '%s': unknown engine (known: mysql, mariadb)\n",
@@ -655,9 +672,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "spinwise-calibrate: --from-profile: %s\n", st.message.c_str());
         return kExitUsage;
       }
-      return print_advice(
-          advice_from(saved, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns), saved,
-          format);
+      const sw::advice_result a =
+          advice_from(saved, which, engine_version, multiplier_opt, mariadb_multiplier, target_ns);
+      return print_advice(a, saved, advice_context(saved, a, nullptr), format);
     }
     // Only PAUSE enters the engines' spin: measure it alone (other kinds cannot be advised).
     if (backends_opt->count() == 0 && sw::relax_supported(sw::relax_kind::pause)) backends_arg = "pause";
@@ -772,7 +789,7 @@ int main(int argc, char** argv) {
     }
     result = std::move(rounds.result);
     const sw::advice_result& a = rounds.advice;
-    const int rc = print_advice(a, result, format);
+    const int rc = print_advice(a, result, advice_context(result, a, &here), format);
     if (rc != kExitOk || output.empty()) return rc;
     if (!sw::write_profile(output, result, &why)) {
       std::fprintf(stderr, "spinwise-calibrate: %s\n", why.c_str());

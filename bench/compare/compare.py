@@ -28,13 +28,14 @@ Python 3 standard library only.
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "micro"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from report import median_ci  # noqa: E402  (one home for the interval rule)
+import run_context  # noqa: E402  (the machine, named as spinwise's tools name it)
 
 MIN_PAIRS = 6
 PEERS = ("std_mutex", "tbb_spin_mutex")
@@ -87,35 +88,6 @@ def verdict(ci, higher_is_better, metric):
     if ci.hi < 1:
         return WORDS[metric][1], -1 if higher_is_better else 1
     return "within noise", 0
-
-
-def machine():
-    info = {"cpu": "unknown", "family": None, "model": None}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                k, v = k.strip(), v.strip()
-                if k in ("model name", "Model name") and info["cpu"] == "unknown":
-                    info["cpu"] = v
-                elif k == "cpu family" and info["family"] is None:
-                    info["family"] = v
-                elif k == "model" and info["model"] is None:
-                    info["model"] = v
-    except OSError:
-        pass
-    info["cpus"] = os.cpu_count()
-    info["kernel"] = platform.release()
-    info["arch"] = platform.machine()
-    return info
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return float(f.read().split()[0])
-    except (OSError, ValueError):
-        return None
 
 
 def busy_share(seconds=2.0):
@@ -231,9 +203,7 @@ def turns_kept(runs, cells, locks):
 def markdown(ctx, rows, peer_rows, variant_rows=(), order_rows=()):
     out = []
     out.append(f"# {ctx['label_b']} against {ctx['label_a']}\n")
-    m = ctx["machine"]
-    out.append(f"- machine: {m['cpu']} (family {m['family']} model {m['model']}), {m['cpus']} CPUs, "
-               f"Linux {m['kernel']}, {m['arch']}")
+    out.append(f"- machine: {run_context.describe(ctx['run'])}")
     out.append(f"- relax: {ctx['relax_ns_a']:.2f} ns ({ctx['label_a']} build), {ctx['relax_ns_b']:.2f} ns "
                f"({ctx['label_b']} build), one relax as the locks convert it")
     busy = "unknown" if ctx["busy_start"] is None else f"{100 * ctx['busy_start']:.1f}%"
@@ -241,7 +211,7 @@ def markdown(ctx, rows, peer_rows, variant_rows=(), order_rows=()):
                f"(at the end {ctx['load_end']}, which counts the runs' own threads)")
     out.append(f"- {ctx['pairs']} rounds, {ctx['ms']} ms a run, pairs interleaved (A B / B A alternating); "
                f"{ctx['started']}, {ctx['seconds']:.0f} s")
-    out.append(f"- compiler: {ctx['compiler']}\n")
+    out.append(f"- compiler: {ctx['run']['compiler']}\n")
     out.append("B/A per pair: the median with its 95% interval (order statistics). Higher mops is faster; "
                "cpu_ns_per_op is process CPU per acquisition; jain is Jain's fairness index of the "
                "per-thread counts; handoff_ns is the median release-to-acquire time. Peers are A/A controls.\n")
@@ -340,9 +310,12 @@ def main(argv):
 
     total = args.pairs * len(cells) * (len(locks) * 2 + len(b_only))
     print(f"compare: {total} runs of {args.ms} ms (about {total * (args.ms + 60) / 1000:.0f} s)", file=sys.stderr)
-    ctx = {"label_a": args.label_a, "label_b": args.label_b, "machine": machine(), "pairs": args.pairs,
-           "ms": args.ms, "busy_start": busy_share(), "load_start": loadavg(), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-           "compiler": args.compiler, "relax_ns_a": relax_ns(args.a), "relax_ns_b": relax_ns(args.b)}
+    run = run_context.here()
+    run["compiler"] = args.compiler
+    ctx = {"label_a": args.label_a, "label_b": args.label_b, "run": run, "pairs": args.pairs,
+           "ms": args.ms, "busy_start": busy_share(), "load_start": run["load_average"][0],
+           "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+           "relax_ns_a": relax_ns(args.a), "relax_ns_b": relax_ns(args.b)}
     t0 = time.time()
     runs = {}
     for rnd in range(args.pairs):
@@ -356,7 +329,7 @@ def main(argv):
                     runs.setdefault((cell, lock, side), [None] * args.pairs)[rnd] = r
         print(f"compare: round {rnd + 1}/{args.pairs} done, {time.time() - t0:.0f} s", file=sys.stderr)
     ctx["seconds"] = time.time() - t0
-    ctx["load_end"] = loadavg()
+    ctx["load_end"] = (run_context.load_average() or [None])[0]
     rows = analyse(runs, cells, locks, peers)
     peer_rows = against_peers(runs, cells, locks + b_only, peers)
     variant_rows = variants(runs, cells, locks + b_only)

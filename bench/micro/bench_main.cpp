@@ -38,10 +38,9 @@
 #include "spinwise/arch.hpp"
 #include "spinwise/knob_registry.hpp"
 #include "spinwise/relax_time.hpp"
-#include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/c2c.hpp"
 #include "spinwise/runtime/knob_config.hpp"
-#include "spinwise/runtime/machine_info.hpp"
+#include "spinwise/runtime/run_context.hpp"
 #include "spinwise/version.hpp"
 
 namespace sb = spinwise::bench;
@@ -233,18 +232,11 @@ void add_c2c_context() {
 
 // Everything a reader of the JSON needs to know what was measured where.
 void add_context(const config& c, int argc, char** argv, const std::vector<std::string>& catalogue) {
-  const spinwise::machine_info m = spinwise::detect_machine();
-  benchmark::AddCustomContext("machine.cpu_model", m.cpu_model.empty() ? "unknown" : m.cpu_model);
-  benchmark::AddCustomContext("machine.cpus_allowed",
-                              std::to_string(spinwise::runtime::allowed_cpus().size()));
-  benchmark::AddCustomContext("machine.kernel", m.kernel + " " + spinwise::runtime::kernel_machine());
-  benchmark::AddCustomContext("machine.compiler", spinwise::runtime::compiler_id());
-  benchmark::AddCustomContext("machine.glibc", gnu_get_libc_version());
-  benchmark::AddCustomContext("spinwise.backend", std::string(spinwise::backend_name()));
-  benchmark::AddCustomContext("spinwise.relax", std::string(spinwise::to_string(spinwise::active_relax())));
-  benchmark::AddCustomContext("spinwise.relax_ns", std::to_string(spinwise::relax_ns_here()));
-  benchmark::AddCustomContext("spinwise.counter", std::string(spinwise::counter_name()));
-  benchmark::AddCustomContext("spinwise.counter_hz", std::to_string(spinwise::counter_frequency()));
+  // The run context as spinwise-stress and --advise write it, flat: run.cpu_model, run.cpus_allowed, ...
+  spinwise::run_context run = spinwise::detect_run_context();
+  run.relax_ns = spinwise::relax_ns_here();
+  for (const auto& [key, value] : spinwise::run_context_fields(run)) benchmark::AddCustomContext(key, value);
+  benchmark::AddCustomContext("bench.glibc", gnu_get_libc_version());
   benchmark::AddCustomContext("bench.mode", c.mode);
   const char* knobs = std::getenv("SPINWISE_KNOBS");
   benchmark::AddCustomContext("bench.knobs", knobs != nullptr && *knobs != '\0' ? knobs : "none");

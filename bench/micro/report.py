@@ -32,6 +32,9 @@ import subprocess
 import sys
 from collections import Counter, defaultdict, namedtuple
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import run_context  # noqa: E402  (the run context's one reader)
+
 EXCLUSIVE_REF = "std::mutex"
 SHARED_REF = "std::shared_mutex"
 SCENARIOS = ("uncontended", "uncontended_shared", "handoff", "contended", "rw")
@@ -504,9 +507,7 @@ def summarize_run(data, path):
     if not benchmarks:
         raise ReportError(f"{path}: no spinwise-bench results in it")
     reps = max(e["n"] for e in benchmarks)
-    run = {"machine": f"{ctx.get('machine.cpu_model', '?')}, {ctx.get('num_cpus', '?')} CPUs "
-                      f"({ctx.get('machine.cpus_allowed', '?')} allowed), {ctx.get('machine.kernel', '?')}",
-           "date": ctx.get("date", "?"), "mode": ctx.get("bench.mode", "?"), "repetitions": reps}
+    run = {"machine": run_context.describe(run_context.from_tool(ctx)), "date": ctx.get("date", "?"), "mode": ctx.get("bench.mode", "?"), "repetitions": reps}
     return {"format": SUMMARY_FORMAT, "version": SUMMARY_VERSION,
             "about": "spinwise-bench run summarised by bench/micro/report.py: per benchmark the repetitions "
                      "of each metric the report reads, the headline metric's median, min, max and "
@@ -590,7 +591,8 @@ class Report:
         self.ctx, self.kinds, self.fifo, self.results, self.errors = ctx, kinds, fifo, results, errors
         self.lines = []
         self.plots = []  # (path, title, ylabel, logscale, {lock: {threads: (median, lo, hi)}})
-        self.cpus = int(ctx.get("machine.cpus_allowed", ctx.get("num_cpus", 0)) or 0)
+        self.run = run_context.from_tool(ctx)
+        self.cpus = int(self.run["cpus_allowed"] or ctx.get("num_cpus", 0) or 0)
         self.reps = max((len(v) for m in results.values() for v in m.values()), default=0)
 
     def out(self, s=""):
@@ -626,18 +628,19 @@ class Report:
 
     # -- sections ------------------------------------------------------------------------------
     def machine(self):
-        c = self.ctx
+        c, r = self.ctx, {k: "?" if v is None else v for k, v in self.run.items()}
         self.out("# spinwise-bench results")
         self.out()
-        self.out(f"- **CPU:** {c.get('machine.cpu_model', '?')}, {c.get('num_cpus', '?')} CPUs "
-                 f"({c.get('machine.cpus_allowed', '?')} allowed), {c.get('mhz_per_cpu', '?')} MHz reported")
-        self.out(f"- **Kernel:** {c.get('machine.kernel', '?')}; glibc {c.get('machine.glibc', '?')}")
-        self.out(f"- **Compiler:** {c.get('machine.compiler', '?')}; Google Benchmark library build: "
+        self.out(f"- **CPU:** {r['cpu_model']}, {c.get('num_cpus', '?')} CPUs "
+                 f"({r['cpus_allowed']} allowed), {c.get('mhz_per_cpu', '?')} MHz reported")
+        self.out(f"- **Kernel:** {r['kernel']}{'' if r['kernel_arch'] == '?' else ' ' + r['kernel_arch']}; "
+                 f"glibc {c.get('bench.glibc', c.get('machine.glibc', '?'))}")
+        self.out(f"- **Compiler:** {r['compiler']}; Google Benchmark library build: "
                  f"{c.get('library_build_type', '?')}")
         self.out(f"- **Date:** {c.get('date', '?')}; load average at start: {c.get('load_avg', '?')}")
-        self.out(f"- **spinwise:** backend {c.get('spinwise.backend', '?')}, relax {c.get('spinwise.relax', '?')} "
-                 f"= {fmt(float(c.get('spinwise.relax_ns', 'nan')))} ns, counter {c.get('spinwise.counter', '?')} "
-                 f"at {fmt(float(c.get('spinwise.counter_hz', 'nan')))} Hz")
+        self.out(f"- **spinwise:** backend {r['arch']}, relax {r['relax']} "
+                 f"= {fmt(float(self.run['relax_ns'] or 'nan'))} ns, counter {r['counter']} "
+                 f"at {fmt(float(self.run['counter_hz'] or 'nan'))} Hz")
         self.out(f"- **Run:** mode {c.get('bench.mode', '?')}; `{c.get('bench.command', '?')}`; "
                  f"dependent work {fmt(float(c.get('bench.work_ns_per_iteration', 'nan')))} ns/iteration; "
                  f"handoff delay {c.get('bench.handoff_delay_ns', '?')} ns; "

@@ -100,11 +100,11 @@ nlohmann::json sweep_grid(const cli_options& o, std::ostream& human) {
 
 bool plot_sweep(const cli_options& o, const std::vector<run_result>& runs, const output_paths& p,
                 std::ostream& human) {
-  const report_machine m = this_machine();
+  const spinwise::run_context m = this_run();
   const std::string title = "spinwise-stress " + std::string(to_string(o.workload.sc)) + ", " +
                             o.workload.lock.lock + ", " + std::to_string(o.workload.threads) +
-                            " threads on " + std::to_string(m.cpus) + " CPUs (" + m.cpu_model + "), " +
-                            m.date.substr(0, 10);
+                            " threads on " + std::to_string(m.cpus_allowed) + " CPUs (" +
+                            m.machine.cpu_model + "), " + m.date.substr(0, 10);
   const std::string err = render_png(runs, p.png, title);
   if (!err.empty()) {
     std::fprintf(stderr, "spinwise-stress: error: no plot: %s\n", err.c_str());

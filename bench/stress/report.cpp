@@ -8,26 +8,14 @@
 
 #include "delay_sample.hpp"
 #include "spinwise/arch.hpp"
-#include "spinwise/runtime/machine_info.hpp"
+#include "spinwise/relax_time.hpp"
 
 namespace spinwise::stress {
 
-report_machine this_machine() {
-  const machine_info here = detect_machine();
-  report_machine m;
-  m.cpu_model = here.cpu_model;
-  m.cpus = available_cpus();
-  const std::string machine = runtime::kernel_machine();
-  m.kernel = here.kernel.empty() || machine.empty() ? here.kernel + machine : here.kernel + " " + machine;
-  m.compiler = runtime::compiler_id();
-  m.backend = std::string(backend_name()) + "/" + std::string(to_string(active_relax()));
-  m.date = runtime::utc_now();
-  return m;
-}
-
-nlohmann::json to_json(const report_machine& m) {
-  return {{"cpu_model", m.cpu_model}, {"cpus", m.cpus},       {"kernel", m.kernel},
-          {"compiler", m.compiler},   {"backend", m.backend}, {"date", m.date}};
+run_context this_run() {
+  run_context c = detect_run_context();
+  c.relax_ns = relax_ns_here();
+  return c;
 }
 
 namespace {
@@ -301,7 +289,7 @@ nlohmann::json make_document(const std::vector<run_result>& runs, const nlohmann
   nlohmann::json doc;
   doc["format"] = kJsonFormat;
   doc["version"] = kJsonVersion;
-  doc["machine"] = to_json(this_machine());
+  doc[kRunContextKey] = nlohmann::json::parse(run_context_json(this_run()));
   doc["runs"] = nlohmann::json::array();
   for (const run_result& r : runs) doc["runs"].push_back(to_json(r));
   if (extra.is_object()) {

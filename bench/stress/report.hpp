@@ -1,6 +1,6 @@
 #pragma once
 // What spinwise-stress writes: a human-readable run summary, a table row per run for sweeps,
-// CSV (one row per run, fixed columns) and JSON (format "spinwise.stress", version 2). The summary
+// CSV (one row per run, fixed columns) and JSON (format "spinwise.stress", version 3). The summary
 // of repeated runs (median, interval) and --compare's ratios are summary.hpp's.
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spinwise/runtime/run_context.hpp"
 #include "workload.hpp"
 
 namespace spinwise::stress {
@@ -22,20 +23,15 @@ inline constexpr const char* kJsonFormat = "spinwise.stress";
 // readers of "runs" find every field they knew. Added since, within version 2: each run's
 // config.stall_holder_ms and holder_stalled, and with --stuck-after-ms the document's
 // "stuck_reports" (stuck_watch.hpp; absent without it, [] when no wait was stuck).
-inline constexpr int kJsonVersion = 2;
+// Version 3 (after spinwise 0.3.0) writes the run context under "run" (run_context.hpp) in place of
+// "machine" (cpu_model, cpus, kernel, compiler, backend, date): run.cpu_model, run.cpus_allowed,
+// run.kernel with run.kernel_arch, run.compiler, run.arch with run.relax, run.date.
+inline constexpr int kJsonVersion = 3;
 
-// The machine the numbers come from (committed results must name it): the runtime's machine
-// description (<spinwise/runtime/machine_info.hpp>) plus what a run adds.
-struct report_machine {
-  std::string cpu_model;  // detect_machine().cpu_model
-  unsigned cpus = 0;      // CPUs this process may use
-  std::string kernel;     // uname -srm
-  std::string compiler;   // runtime::compiler_id()
-  std::string backend;    // spinwise relax backend
-  std::string date;       // UTC, ISO 8601
-};
-report_machine this_machine();
-nlohmann::json to_json(const report_machine& m);
+// The run context the numbers come from (committed results must name the machine): the runtime's
+// one shape (<spinwise/runtime/run_context.hpp>), the same keys spinwise-bench and
+// spinwise-calibrate --advise write, with the relax cost the locks convert delays with.
+run_context this_run();
 
 std::string format_run(const run_result& r);  // multi-line summary for one run
 
@@ -45,7 +41,7 @@ std::optional<std::uint32_t> knob_value(const run_result& r, std::string_view na
 std::string knob_text(const run_result& r, std::string_view name);
 
 nlohmann::json to_json(const run_result& r);
-// The document for a set of runs: {format, version, machine, runs: [...]} (+ extra fields).
+// The document for a set of runs: {format, version, run, runs: [...]} (+ extra fields).
 nlohmann::json make_document(const std::vector<run_result>& runs, const nlohmann::json& extra = nullptr);
 
 // CSV: the header names every column; each run is one row with exactly as many fields.

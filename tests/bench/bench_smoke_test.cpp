@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench_json_check.hpp"
+#include "spinwise/runtime/run_context.hpp"
 #include "spinwise/version.hpp"
 #include "test_util.hpp"
 
@@ -300,6 +302,16 @@ TEST(BenchQuick, EveryBenchmarkRanWithItsCountersAndTheReportIsMade) {
   for (const auto& p : problems) ADD_FAILURE() << p;
   EXPECT_EQ(j["context"].value("bench.libc_single_threaded", "0"), "0")
       << "uncontended numbers were taken on glibc's single-threaded path";
+  // The run context as spinwise-stress and --advise write it (tests/stress/run_context_test.cpp
+  // checks that those keys are the same), flat: every run.<key>, and no other run.* key.
+  std::set<std::string> want, have;
+  for (const auto& [key, value] : spinwise::run_context_fields(spinwise::run_context{})) want.insert(key);
+  for (const auto& [key, value] : j["context"].items()) {
+    if (key.rfind("run.", 0) == 0) have.insert(key);
+  }
+  EXPECT_EQ(have, want);
+  EXPECT_GT(std::stod(j["context"].value("run.relax_ns", "0")), 0)
+      << "the cost the locks convert delays with";
 
   if (kPython.empty() || kGnuplot.empty()) {
     GTEST_SKIP() << "python3 or gnuplot not found at configure time: report.py not run";

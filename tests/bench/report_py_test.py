@@ -328,8 +328,10 @@ def synthetic_run(reps=3):
     """Google Benchmark JSON as spinwise-bench writes it, with `reps` repetitions (the first
     `reps` values of each list) and aggregate entries that must be ignored."""
     ctx = {"date": "2026-01-02T03:04:05+00:00", "num_cpus": 2, "mhz_per_cpu": 2300,
-           "library_build_type": "release", "machine.cpu_model": "Synthetic CPU 9000",
-           "machine.cpus_allowed": "2", "machine.kernel": "Linux test", "bench.mode": "full",
+           "library_build_type": "release", "run.cpu_model": "Synthetic CPU 9000", "run.cpu_count": "2",
+           "run.cpus_online": "2", "run.cpus_allowed": "2", "run.kernel": "Linux test", "run.kernel_arch": "x86_64",
+           "run.arch": "x86_64", "run.relax": "pause", "run.relax_ns": "12.5", "run.load_average": "[0.5,null,null]",
+           "bench.mode": "full",
            "bench.max_run_ms": "3000",
            "lock.xchg_floor": "floor", "lock.c2c_oneway": "floor", "lock.ttas_mutex": "spinwise",
            "lock.hybrid_mutex": "spinwise", "lock.ticket_mutex": "spinwise,fifo",
@@ -440,7 +442,9 @@ class SyntheticReport(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_the_machine_and_the_repetitions_are_named(self):
-        self.assertIn("Synthetic CPU 9000", self.text)
+        self.assertIn("- **CPU:** Synthetic CPU 9000, 2 CPUs (2 allowed)", self.text)
+        self.assertIn("- **Kernel:** Linux test x86_64;", self.text)
+        self.assertIn("backend x86_64, relax pause = 12.5 ns", self.text)
         self.assertIn("2026-01-02T03:04:05+00:00", self.text)
         self.assertIn("**Repetitions per benchmark:** 3 (", self.text)
         self.assertIn("**How sure:**", self.text)

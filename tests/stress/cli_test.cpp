@@ -202,11 +202,14 @@ TEST(StressReport, JsonAndCsvCarryEveryMetric) {
   const nlohmann::json doc = st::make_document({r}, {{"note", "x"}});
   EXPECT_EQ(doc.at("format"), "spinwise.stress");
   EXPECT_FALSE(doc.contains("schema")) << "the envelope key is format, as in spinwise's other tools";
-  EXPECT_EQ(doc.at("version"), 2);
+  EXPECT_EQ(doc.at("version"), 3);
   EXPECT_EQ(doc.at("note"), "x");
-  for (const char* k : {"cpu_model", "cpus", "kernel", "compiler", "backend", "date"}) {
-    EXPECT_TRUE(doc.at("machine").contains(k)) << k;
+  EXPECT_FALSE(doc.contains("machine")) << "version 3 names the machine in the run context";
+  for (const char* k : {"cpu_model", "cpu_id", "cpus_online", "cpus_allowed", "kernel", "compiler", "arch",
+                        "relax", "relax_ns", "date", "load_average"}) {
+    EXPECT_TRUE(doc.at("run").contains(k)) << k;
   }
+  EXPECT_GT(doc.at("run").at("relax_ns").get<double>(), 0) << "the cost the locks convert delays with";
   ASSERT_EQ(doc.at("runs").size(), 1u);
   const nlohmann::json& j = doc.at("runs")[0];
   EXPECT_EQ(j.at("config").at("scenario"), "stats-lock");

@@ -331,7 +331,7 @@ TEST(StressCli, CompareBadInputIsRefused) {
 }
 
 // Guards against JSON and CSV that lose the summary or the comparison, or carry numbers that do not
-// hang together: a --compare session of injected runs (B 1.3x A) writes version 2 with a summary
+// hang together: a --compare session of injected runs (B 1.3x A) writes version 3 with a summary
 // per setting (n, median, min, max, lo, hi, coverage; min <= lo <= median <= hi <= max), the run
 // order, each run's setting, the ratios with their verdicts, and a CSV whose rows carry their
 // setting's summary columns.
@@ -350,7 +350,7 @@ TEST(StressSession, JsonAndCsvOfAnInjectedCompare) {
 
   const nlohmann::json doc = st::session_document(s);
   EXPECT_EQ(doc.at("format"), "spinwise.stress");
-  EXPECT_EQ(doc.at("version"), 2);
+  EXPECT_EQ(doc.at("version"), 3);
   ASSERT_EQ(doc.at("runs").size(), 12u);
   const nlohmann::json& order = doc.at("order");
   EXPECT_EQ(order.at("interleaving"), "round-robin");

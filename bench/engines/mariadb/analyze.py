@@ -24,6 +24,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import run_context  # noqa: E402  (the machine, named as spinwise's tools name it)
+
 WINDOW_BEFORE = 8  # bytes before a PAUSE: the loop's test and branch
 WINDOW_AFTER = 12  # bytes after it: the decrement and the backward branch
 
@@ -211,7 +214,7 @@ def cmd_summarize(a):
     doc = {"harness": "bench/engines/mariadb/harness.sh", "mode": a.mode, "server": a.version,
            "my_cpu_relax_multiplier": None if a.relax_multiplier == "null" else int(a.relax_multiplier),
            "advised_delay": advised, "started": a.started, "load_average_at_start": a.load,
-           "machine": machine(), "passes": max(r["pass"] for r in runs), "workloads": workloads, "runs": runs}
+           "run": run_context.here(), "passes": max(r["pass"] for r in runs), "workloads": workloads, "runs": runs}
     os.makedirs(a.out, exist_ok=True)
     stem = os.path.join(a.out, {"sweep": "sweep", "smoke": "smoke", "spin-loops-probe": "spin-loops"}[a.mode])
     with open(stem + ".json", "w") as f:
@@ -237,18 +240,6 @@ def fmt_pct(x):
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def machine():
-    model = ""
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu_model": model, "cpus": os.cpu_count(), "kernel": os.uname().release}
-
-
 def plot(doc, stem):
     """QPS (relative to each workload's best) and spin share against the delay; the advised value marked."""
     dat = stem + ".dat"
@@ -262,10 +253,11 @@ def plot(doc, stem):
             f.write("\n\n")
             blocks.append(f"{w['test']} {w['threads']} thr")
     adv = doc["advised_delay"]
+    run = run_context.from_tool(doc)  # "run", or an older file's "machine"
+    machine = f"{run['cpu_model']}, {run['cpus_allowed']} CPUs"
     title = (f"MariaDB {doc['server']} (my_cpu_relax_multiplier {doc['my_cpu_relax_multiplier']}), "
-             f"{doc['machine']['cpu_model']}, {doc['machine']['cpus']} CPUs; median of {doc['passes']} passes, "
-             f"bars: min..max" if doc.get("passes") else
-             f"MariaDB {doc['server']}, {doc['machine']['cpu_model']}, {doc['machine']['cpus']} CPUs")
+             f"{machine}; median of {doc['passes']} passes, bars: min..max" if doc.get("passes") else
+             f"MariaDB {doc['server']}, {machine}")
     gp = [
         "set terminal pngcairo size 1100,800 font ',10'" if has_cairo() else "set terminal png size 1100,800",
         f"set output '{stem}.png'", "set multiplot layout 2,1 title \"" + title.replace('"', "'") + "\"",

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "spinwise/runtime/calibration.hpp"
+#include "spinwise/runtime/run_context.hpp"
 
 namespace spinwise {
 
@@ -109,10 +110,15 @@ std::string advice_request_error(const engine_advice_input& in);
 engine_advice_input advice_input_from(const calibration_result& r, engine which, const std::string& version);
 // The snippet: "[section]" and "name = value" lines, each followed by its "# ..." comment lines.
 std::string format_advice_text(const engine_advice& a, const calibration_result* r = nullptr);
-std::string format_advice_json(const engine_advice& a, const calibration_result* r = nullptr);
+// The same as data. With `r`, relax.cpus says how many CPUs the PAUSE median is over; with `run`,
+// "run" is the run context of the measurement (run_context.hpp: the keys spinwise-stress and
+// spinwise-bench write).
+std::string format_advice_json(const engine_advice& a, const calibration_result* r = nullptr,
+                               const run_context* run = nullptr);
 // A refusal as a JSON document ("advice": null, "refused": why, the measurement, the suggestions):
 // what --format json prints on stdout when there is no advice.
-std::string format_refusal_json(const advice_result& refused, const calibration_result* r = nullptr);
+std::string format_refusal_json(const advice_result& refused, const calibration_result* r = nullptr,
+                                const run_context* run = nullptr);
 
 // Advice on a busy host: the advice from `first`, and while it is open within the measurement's
 // interval (advice_status::uncertain), a new measurement with three times the trials, `retries`

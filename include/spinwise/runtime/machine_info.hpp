@@ -6,9 +6,9 @@
 // odd numbers (a VM's PAUSE-loop exiting, a container's CPU quota) but do not make a profile
 // belong to another machine.
 //
-// This is spinwise's one machine description: spinwise-calibrate's profile, and the reports of
-// spinwise-bench and spinwise-stress, name the machine with it (the last three functions below
-// complete a report's header and are internal to those tools).
+// This is spinwise's one machine description: spinwise-calibrate's profile names the machine with
+// it, and the run context every tool writes (run_context.hpp) starts with it (the last three
+// functions below fill in that context and are internal to the tools).
 
 #include <cstdint>
 #include <string>
