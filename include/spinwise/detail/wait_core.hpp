@@ -109,8 +109,7 @@ struct wait_meter<Stats, true> {
 };
 
 // What every wait of a lock has: the current spin budget's waiter and the wait's meter, and the
-// report once the wait ends in the lock (a budget ended by taking the lock is a spin won; one
-// spent before, a spin lost).
+// report once the wait ends in the lock.
 template <class Policy, class Stats>
 class one_wait {
  public:
@@ -118,14 +117,14 @@ class one_wait {
 
   one_wait(const void* lock, lock_mode m, lock_site site) noexcept : m_(lock, m, site) {}
 
-  // The wait ended in the lock: report it.
-  void entered() noexcept {
-    finish_spin(w, !w.is_completed());
+ protected:
+  // The wait ended in the lock; won: its last spin budget paid off.
+  void report(bool won) noexcept {
+    finish_spin(w, won);
     m_.account(w);
     m_.done();
   }
 
- protected:
   wait_meter<Stats> m_;
 };
 
@@ -154,6 +153,9 @@ class park_episodes : public one_wait<Policy, Stats> {
     }
     return false;
   }
+  // The wait ended in the lock: a spin won if the lock was taken before the episode's yield (the
+  // poll after its budget's last round included), lost after it.
+  void entered() noexcept { this->report(!yielded_); }
   // After the park (slept: the thread did sleep in the kernel): a fresh episode.
   void next_episode(bool slept) noexcept {
     if (slept) this->m_.parked();
@@ -169,8 +171,7 @@ class park_episodes : public one_wait<Policy, Stats> {
 
 // One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
 // long as it waits (progress when threads outnumber CPUs, without parking). The lock polls its
-// word, calls pause(until) while it may not enter, and entered() once it holds the lock (a lock
-// taken in the yield phase counts as a spin lost).
+// word, calls pause(until) while it may not enter, and entered() once it holds the lock.
 template <class Policy, class Stats>
 class spin_then_yield : public one_wait<Policy, Stats> {
  public:
@@ -185,6 +186,8 @@ class spin_then_yield : public one_wait<Policy, Stats> {
       this->m_.yield();
     }
   }
+  // The wait ended in the lock: a lock taken in the yield phase counts as a spin lost.
+  void entered() noexcept { this->report(!this->w.is_completed()); }
 };
 
 }  // namespace spinwise::detail
