@@ -5,7 +5,7 @@
  *
  * Which lock: ticket_mutex. Its queue is two counters (next ticket, head ticket), which the
  * model keeps as they are. mcs_mutex drives the same gate with the same calls in the same order
- * (lock() and try_lock(): queue_empty() && try_take_free(); lock_slow(): the same loop over
+ * (lock() and try_lock(): queue_empty() && try_take_free(); acquire_slow() (fifo_gate::wait): the same loop over
  * queue_open() and barge(); queued(): wait to be the head, head_wait(), then pass the queue on;
  * unlock(): release(queue_empty())); only the queue differs, and the gate sees of a queue just
  * "empty or not" and "who is its head". MCS's queue is empty while tail_ is null, its head is the
@@ -282,7 +282,7 @@ inline barge(me) {
   od
 }
 
-/* ticket_mutex::lock_slow() */
+/* ticket_mutex's acquire_slow(): fifo_gate::wait */
 inline lock_slow(me) {
   do
   :: true ->
@@ -312,7 +312,7 @@ inline lock_slow(me) {
   od
 }
 
-/* lock(): queue_empty() && try_take_free(), else lock_slow(). */
+/* lock(): queue_empty() && try_take_free(), else acquire_slow(). */
 inline lock(me) {
   arrive(me);
   take_free_if_queue_empty(me);

@@ -22,18 +22,19 @@
  *     "asleep on a word nobody will wake" (the word is free or held by nobody who will unlock).
  *
  * Abstractions, and why each is sound:
- *   - Spin budgets and randomized delays (Policy::waiter, spin()): the number of polls is a
- *     nondeterministic choice. spin() either takes a free word with its CAS 0 -> take, or gives up
- *     after a load that saw the word held; the checker tries both wherever both are possible, so
+ *   - Spin budgets and randomized delays (Policy::waiter, the polls of acquire_slow between
+ *     park_episodes' rounds, "spin" below): the number of polls is a nondeterministic choice,
+ *     which covers the poll after the episode's yield too. A spin either takes a free word with
+ *     its CAS 0 -> take, or gives up after a load that saw the word held; the checker tries both wherever both are possible, so
  *     every budget, from zero polls to "spins until it gets in", is covered. A failed CAS or a
  *     poll that changes nothing is a stutter step and is left out.
- *   - The yield before parking (m.yield()) and all statistics (wait_meter) change no shared state:
- *     left out.
+ *   - The yield before parking (park_episodes::pause) and all statistics (wait_meter) change no
+ *     shared state: left out.
  *   - futex_wait(word, 2) is the kernel's compare-and-block: one atomic step that blocks the thread
  *     iff word == 2 (asleep[me] = true), else returns at once. futex_wake_one wakes one blocked
  *     thread, chosen nondeterministically (the kernel's queue order is not part of the contract).
  *   - Timeouts: the deadline is not a clock but a nondeterministic choice. A timed waiter may find
- *     its deadline passed at each place the header reads the clock (d.expired() in spin() and
+ *     its deadline passed at each place the header reads the clock (d.expired() in the spin and
  *     after it, d.park_limit() <= 0 after the exchange), and its futex_wait_for may return
  *     without a wake-up at any time (timeout or a system clock's 10 ms re-read). Returning from a
  *     check as expired ends the call, so the deadline's monotonicity needs no extra state.
@@ -48,7 +49,7 @@
  *     exchange with unlock's release exchange) only order the protected data around that order,
  *     which is what the tests under TSan check, not this model.
  *
- * The timed path modelled is the fixed one (commit 8f27c17, lock_slow's `if (d.expired())`
+ * The timed path modelled is the fixed one (commit 8f27c17, acquire_slow's `if (d.expired())`
  * branch): a timed waiter that has parked at least once (take == 2: it may have consumed the
  * futex_wake meant for the next sleeper) and then gives up first does exchange(2). If that
  * returns 0 the lock is its own (the call returns true and the thread unlocks later, waking the
@@ -129,13 +130,13 @@ inline try_acquire() {
   }
 }
 
-/* lock_slow(detail::no_deadline): lock()'s wait */
+/* acquire_slow(detail::no_deadline): lock()'s wait */
 inline lock_slow(me) {
   take = HELD;
   do
-  :: atomic { word == FREE -> word = take }; break  /* spin(): CAS 0 -> take */
-  :: word != FREE ->                                 /* spin(): budget spent on a held word */
-     /* m.yield(); then exchange(kContended): 1 -> 2 (announce a sleeper), or 0 -> 2 (ours) */
+  :: atomic { word == FREE -> word = take }; break  /* spin: CAS 0 -> take */
+  :: word != FREE ->                                 /* spin: budget spent on a held word */
+     /* the yield; then exchange(kContended): 1 -> 2 (announce a sleeper), or 0 -> 2 (ours) */
      atomic { old = word; word = CONTENDED };
      if
      :: old == FREE -> break
@@ -147,7 +148,7 @@ inline lock_slow(me) {
   ok = true
 }
 
-/* lock_slow, if (d.expired()): return false, after re-marking the word if we parked (the fix:
+/* acquire_slow, if (d.expired()): return false, after re-marking the word if we parked (the fix:
  * take == kContended && exchange(kContended) == kFree keeps the lock). */
 inline give_up() {
 #ifdef MUTANT_TIMED_NO_REMARK
@@ -163,16 +164,16 @@ inline give_up() {
 #endif
 }
 
-/* lock_slow(detail::clock_deadline): try_lock_until()'s wait */
+/* acquire_slow(detail::clock_deadline): try_lock_until()'s wait */
 inline lock_slow_until(me) {
   take = HELD;
   do
-  :: atomic { word == FREE -> word = take }; ok = true; break  /* spin(): CAS 0 -> take */
-  :: word != FREE ->                  /* spin(): budget spent, or expired(), on a held word */
+  :: atomic { word == FREE -> word = take }; ok = true; break  /* spin: CAS 0 -> take */
+  :: word != FREE ->                  /* spin: budget spent, or expired(), on a held word */
      if
      :: true -> give_up(); break      /* if (d.expired()): re-mark if we slept, return false */
      :: true ->                       /* not yet */
-        /* m.yield(); exchange(kContended), as in lock_slow */
+        /* the yield; exchange(kContended), as in acquire_slow */
         atomic { old = word; word = CONTENDED };
         if
         :: old == FREE -> ok = true; break

@@ -43,7 +43,7 @@
  * Abstractions, and why each is sound:
  *   - The word's fields are separate variables; each C++ RMW (CAS, fetch_sub, fetch_and) is one
  *     atomic step over them. A CAS loop that reads the word and then CASes it (the reads in
- *     lock_slow, park, withdraw_*, unlock) is one step: under sequential consistency a CAS
+ *     acquire_slow, park, withdraw_*, unlock) is one step: under sequential consistency a CAS
  *     that succeeds on an unchanged word has the effect of the whole read-decide-write at its
  *     own instant, and a failing one changes nothing and retries.
  *   - Spin budgets, randomized delays, the one yield (park_episodes::pause): nondeterministic.
@@ -198,7 +198,7 @@ inline writer_enter(me) {
   w_in++
 }
 
-/* lock_slow(d) */
+/* acquire_slow(d) */
 inline writer_lock_slow(me) {
   /* Reserve: wait for no W and no S, then (W): 0 -> 1. */
   do
@@ -327,7 +327,7 @@ inline reader_lock(me) {
   };
   if
   :: !ok ->
-     /* lock_shared_slow: enter if no writer, else queue: (queued): k -> k+1 */
+     /* acquire_shared_slow: enter if no writer, else queue: (queued): k -> k+1 */
      do
      :: atomic { !W -> assert(w_in == 0); r++; r_in++; ok = true }; break
      :: atomic { W -> k++; queued++; rq[me] = true; in_queue = true }; break

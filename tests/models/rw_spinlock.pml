@@ -76,7 +76,7 @@ inline writer_enter(me) {
 }
 
 /* lock(): CAS 0 -> W, or CAS s -> s|W when writer_may_enter(s) (the fast path), else
- * lock_slow(s): reserve (W): 0 -> 1 once writer_may_reserve, then drain. */
+ * acquire_slow(): reserve (W): 0 -> 1 once writer_may_reserve, then drain. */
 inline writer_lock(me) {
   atomic {
     MAY_RESERVE ->
@@ -97,7 +97,7 @@ inline writer_unlock(me) {
   atomic { assert(wbit && wowner == me + 1 && w_in == 1); w_in--; wbit = false; wowner = 0 }
 }
 
-/* lock_shared(): CAS n -> n+1 unless W; lock_shared_slow(s): the same, or queue (k+1) when W;
+/* lock_shared(): CAS n -> n+1 unless W; acquire_shared_slow(): the same, or queue (k+1) when W;
  * then poll: enter by itself once W clears (self_admitted: r+1, k-1, S cleared with the last),
  * setting S when its budget is spent. */
 inline reader_lock(me) {

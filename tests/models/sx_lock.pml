@@ -31,8 +31,8 @@
  *
  * Abstractions, and why each is sound:
  *   - Each RMW on state_ (CAS, fetch_and, fetch_sub, fetch_xor) is one atomic step on the fields.
- *     waiting::until() followed by the CAS that enters (lock_shared_slow, lock_sx_slow,
- *     lock_slow) is one step that takes the word if it is ready: a successful CAS on the value
+ *     waiting::until() followed by the CAS that enters (acquire_shared_slow, acquire_sx_slow,
+ *     acquire_slow) is one step that takes the word if it is ready: a successful CAS on the value
  *     the load returned has the effect of load-and-CAS at its own instant under sequential
  *     consistency, and a failing CAS changes nothing and loops.
  *   - Spin budgets, randomized delays, the yield (park_episodes::pause): nondeterministic; a
@@ -123,7 +123,7 @@ inline enter_s()  { assert(x_in == 0); n++; s_in++ }
 inline enter_sx() { assert(x_in == 0 && sx_in == 0); SX = true; sx_in++ }
 inline enter_x()  { assert(x_in == 0 && sx_in == 0 && s_in == 0 && n == 0); x_in++ }
 
-/* The reserved X request (lock_slow or upgrade) waits for the S holders: until(drained). */
+/* The reserved X request (acquire_slow or upgrade) waits for the S holders: until(drained). */
 inline drain(me) {
   do
   :: atomic { n == 0 -> enter_x() }; break
@@ -131,7 +131,7 @@ inline drain(me) {
   od
 }
 
-/* lock(): CAS 0 -> X; else lock_slow(): until(no_x_sx), CAS (X): 0 -> 1 (reserve), drain. */
+/* lock(): CAS 0 -> X; else acquire_slow(): until(no_x_sx), CAS (X): 0 -> 1 (reserve), drain. */
 inline lock_x(me) {
   atomic {
     if
@@ -173,7 +173,7 @@ inline unlock_x(me) {
 #endif
 }
 
-/* lock_shared(): CAS n -> n+1 unless X; lock_shared_slow(): until(no_x), the same CAS. */
+/* lock_shared(): CAS n -> n+1 unless X; acquire_shared_slow(): until(no_x), the same CAS. */
 inline lock_s(me) {
   do
   :: atomic { !X -> enter_s() }; break
@@ -199,7 +199,7 @@ inline unlock_s() {
 #endif
 }
 
-/* lock_sx(): CAS (X, SX): 0,0 -> 0,1; lock_sx_slow(): until(no_x_sx), the same CAS. */
+/* lock_sx(): CAS (X, SX): 0,0 -> 0,1; acquire_sx_slow(): until(no_x_sx), the same CAS. */
 inline lock_sx(me) {
   do
   :: atomic { !X && !SX -> enter_sx() }; break

@@ -25,6 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import plot as gnuplot  # noqa: E402  (bench/plot.py: the scripts' one way to gnuplot)
 import run_context  # noqa: E402  (the machine, named as spinwise's tools name it)
 
 WINDOW_BEFORE = 8  # bytes before a PAUSE: the loop's test and branch
@@ -259,9 +260,9 @@ def plot(doc, stem):
              f"{machine}; median of {doc['passes']} passes, bars: min..max" if doc.get("passes") else
              f"MariaDB {doc['server']}, {machine}")
     gp = [
-        "set terminal pngcairo size 1100,800 font ',10'" if has_cairo() else "set terminal png size 1100,800",
-        f"set output '{stem}.png'", "set multiplot layout 2,1 title \"" + title.replace('"', "'") + "\"",
-        "set termoption noenhanced", "set logscale x 2", "set xrange [0.7:80]", "set grid", "set key bottom left",
+        gnuplot.terminal(1100, 800),
+        f"set output {gnuplot.quote(stem + '.png')}", f"set multiplot layout 2,1 title {gnuplot.quote(title)}",
+        "set logscale x 2", "set xrange [0.7:80]", "set grid", "set key bottom left",
         "set xlabel 'innodb_spin_wait_delay (0 drawn at 0.8)'",
         "set ylabel 'QPS / best QPS of the workload'",
         (f"set arrow from {max(adv, 0.8)},graph 0 to {max(adv, 0.8)},graph 1 nohead dt 2 lc rgb 'red'; "
@@ -273,15 +274,12 @@ def plot(doc, stem):
                             for i, b in enumerate(blocks)),
         "unset multiplot",
     ]
-    r = subprocess.run(["gnuplot"], input="\n".join(gp), capture_output=True, text=True)
-    os.remove(dat)
-    if r.returncode != 0:
-        print(f"analyze: gnuplot failed, no plot: {r.stderr.strip()[:300]}", file=sys.stderr)
-
-
-def has_cairo():
-    r = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True)
-    return "pngcairo" in (r.stdout + r.stderr)
+    try:
+        gnuplot.run(gp)
+    except gnuplot.PlotError as e:
+        print(f"analyze: gnuplot failed, no plot: {e}", file=sys.stderr)
+    finally:
+        os.remove(dat)
 
 
 def cmd_replot(a):

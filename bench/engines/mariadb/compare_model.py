@@ -15,8 +15,10 @@ import csv
 import json
 import math
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import plot as gnuplot  # noqa: E402  (bench/plot.py: the scripts' one way to gnuplot)
 
 
 def model_points(path, cpu_model):
@@ -102,8 +104,8 @@ def main():
     with open(os.path.join(a.out, "model-vs-engine.json"), "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
-    gp = ["set terminal pngcairo size 1100,800 font ',10'", f"set output '{os.path.join(a.out, 'model-vs-engine.png')}'",
-          "set termoption noenhanced", "set multiplot layout 2,1 title 'The model (spinwise-stress) beside the real engine, one machine, one session'",
+    gp = [gnuplot.terminal(1100, 800), f"set output {gnuplot.quote(os.path.join(a.out, 'model-vs-engine.png'))}",
+          "set multiplot layout 2,1 title 'The model (spinwise-stress) beside the real engine, one machine, one session'",
           "set logscale x 2", "set xrange [0.7:80]", "set grid", "set key bottom left",
           "set xlabel 'innodb_spin_wait_delay (0 drawn at 0.8)'", "set ylabel 'throughput / its own best'",
           "plot " + ", ".join(f"'{dat}' index {i} using ($1==0?0.8:$1):2:3:4 with yerrorlines lw {3 if i == 0 else 1} title '{t}'"
@@ -112,10 +114,12 @@ def main():
           "plot " + ", ".join(f"'{dat}' index {i} using ($1==0?0.8:$1):($5>0?$5:0.01) with linespoints lw {3 if i == 0 else 1} title '{t}'"
                               for i, t in enumerate(titles)),
           "unset multiplot"]
-    r = subprocess.run(["gnuplot"], input="\n".join(gp), capture_output=True, text=True)
-    os.remove(dat)
-    if r.returncode != 0:
-        sys.exit(f"compare_model: gnuplot failed: {r.stderr[:300]}")
+    try:
+        gnuplot.run(gp)
+    except gnuplot.PlotError as e:
+        sys.exit(f"compare_model: gnuplot failed: {e}")
+    finally:
+        os.remove(dat)
     print(json.dumps(out, indent=1))
 
 
