@@ -111,13 +111,7 @@ std::string verdict(const sw::sample_summary& s) {
   return "?";
 }
 
-void print_table(const sw::calibration_result& r, std::FILE* o) {
-  const sw::machine_info& m = r.machine;
-  const sw::calibration_settings& st = r.settings;
-  std::fprintf(
-      o, "%s: %s backend, %zu CPU(s) measured in %.2f s (%s: %u trials of ~%.0f us per CPU and relax kind)\n",
-      r.tool.c_str(), m.arch.c_str(), r.cpus.size(), r.elapsed_s, st.quick ? "quick mode" : "full mode",
-      st.trials, st.trial_ns / 1000.0);
+void print_machine(const sw::machine_info& m, std::FILE* o) {
   std::fprintf(o, "machine   %s (%s%s%s), %d CPUs\n", m.cpu_model.c_str(), m.cpu_vendor.c_str(),
                m.cpu_vendor.empty() ? "" : " ", m.cpu_id.c_str(), m.cpu_count);
   std::fprintf(o, "          %s; virtualization: %s%s%s\n", m.kernel.c_str(), m.virtualization.c_str(),
@@ -125,6 +119,16 @@ void print_table(const sw::calibration_result& r, std::FILE* o) {
   std::fprintf(o, "counter   %s at %.3f MHz, %s\n", m.counter.c_str(),
                static_cast<double>(m.counter_hz) / 1e6,
                m.counter_invariant ? "invariant" : "NOT invariant (ns figures assume a constant rate)");
+}
+
+void print_table(const sw::calibration_result& r, std::FILE* o) {
+  const sw::machine_info& m = r.machine;
+  const sw::calibration_settings& st = r.settings;
+  std::fprintf(
+      o, "%s: %s backend, %zu CPU(s) measured in %.2f s (%s: %u trials of ~%.0f us per CPU and relax kind)\n",
+      r.tool.c_str(), m.arch.c_str(), r.cpus.size(), r.elapsed_s, st.quick ? "quick mode" : "full mode",
+      st.trials, st.trial_ns / 1000.0);
+  print_machine(m, o);
 
   const sw::topology& t = r.topo;
   std::size_t smt = 1;
@@ -302,16 +306,6 @@ std::string time_verdict(const sw::watch_series& w, const sw::time_stability_lim
     default:
       return "too few samples (" + std::to_string(t.samples) + " < " + std::to_string(lim.min_samples) + ")";
   }
-}
-
-void print_machine(const sw::machine_info& m, std::FILE* o) {
-  std::fprintf(o, "machine   %s (%s%s%s), %d CPUs\n", m.cpu_model.c_str(), m.cpu_vendor.c_str(),
-               m.cpu_vendor.empty() ? "" : " ", m.cpu_id.c_str(), m.cpu_count);
-  std::fprintf(o, "          %s; virtualization: %s%s%s\n", m.kernel.c_str(), m.virtualization.c_str(),
-               m.container.empty() ? "" : "; container: ", m.container.c_str());
-  std::fprintf(o, "counter   %s at %.3f MHz, %s\n", m.counter.c_str(),
-               static_cast<double>(m.counter_hz) / 1e6,
-               m.counter_invariant ? "invariant" : "NOT invariant (ns figures assume a constant rate)");
 }
 
 void print_watch_table(const sw::watch_result& r, std::FILE* o) {

@@ -26,9 +26,10 @@ static_assert(
 
 namespace {
 
-using spinwise_test::cpus;
 using spinwise_test::eventually;
+using spinwise_test::in_other_thread;
 using spinwise_test::rendezvous;
+using spinwise_test::run_oversubscribed;
 using spinwise_test::scale;
 using spinwise_test::scaled;
 
@@ -72,14 +73,6 @@ struct promises<spinwise::sx_lock_t<P>> {
 template <class L>
 class SharedLock : public ::testing::Test {};
 TYPED_TEST_SUITE(SharedLock, SharedLockTypes);
-
-// Runs f in a fresh thread and returns what it returned (try_* must be asked of another thread).
-template <class F>
-auto in_other_thread(F f) {
-  decltype(f()) r{};
-  std::thread([&] { r = f(); }).join();
-  return r;
-}
 
 template <class L>
 bool other_thread_try_lock(L& l) {
@@ -416,30 +409,21 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
 TYPED_TEST(SharedLock, OversubscribedProgress) {
   spinwise_test::watchdog dog("OversubscribedProgress");
   using L = TypeParam;
-  const int threads = static_cast<int>(std::min(8u * cpus(), 48u));
   const int iters = scaled(300, 20);
   L l;
   long a = 0, b = 0;
   std::atomic<long> torn{0};
-  std::vector<int> done(threads, 0);
-  std::vector<std::thread> ts;
-  for (int t = 0; t < threads; ++t) {
-    ts.emplace_back([&, t] {
-      for (int i = 0; i < iters; ++i) {
-        if ((i + t) % 4 == 0) {
-          std::lock_guard<L> g(l);
-          ++a;
-          ++b;
-        } else {
-          std::shared_lock<L> g(l);
-          if (a != b) torn.fetch_add(1, std::memory_order_relaxed);
-        }
-        ++done[t];  // each thread its own slot
-      }
-    });
-  }
-  for (auto& th : ts) th.join();
-  for (int t = 0; t < threads; ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
+  const std::vector<int> done = run_oversubscribed(iters, [&](int step) {
+    if (step % 4 == 0) {
+      std::lock_guard<L> g(l);
+      ++a;
+      ++b;
+    } else {
+      std::shared_lock<L> g(l);
+      if (a != b) torn.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  for (std::size_t t = 0; t < done.size(); ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
   EXPECT_EQ(torn.load(), 0);
   EXPECT_EQ(a, b);
 }

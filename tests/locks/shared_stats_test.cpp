@@ -26,15 +26,9 @@ using spinwise_test::thread_state;
 
 namespace {
 
-struct rw_class {
-  static constexpr std::string_view name = "test.shared.spin_shared_mutex";
-};
-struct hybrid_class {
-  static constexpr std::string_view name = "test.shared.hybrid_shared_mutex";
-};
-struct sx_class {
-  static constexpr std::string_view name = "test.shared.sx_lock";
-};
+SPINWISE_TEST_STATS_CLASS(rw_class, "test.shared.spin_shared_mutex");
+SPINWISE_TEST_STATS_CLASS(hybrid_class, "test.shared.hybrid_shared_mutex");
+SPINWISE_TEST_STATS_CLASS(sx_class, "test.shared.sx_lock");
 struct rw_tag;
 struct hybrid_tag;
 struct sx_tag;

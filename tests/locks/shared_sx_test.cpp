@@ -20,11 +20,11 @@
 namespace {
 
 using spinwise_test::acquire;
-using spinwise_test::cpus;
 using spinwise_test::eventually;
 using spinwise_test::mode;
 using spinwise_test::name;
 using spinwise_test::release;
+using spinwise_test::run_oversubscribed;
 using spinwise_test::scale;
 using spinwise_test::scaled;
 using spinwise_test::try_acquire;
@@ -473,47 +473,38 @@ TYPED_TEST(SxLatch, EveryModeAtOnceKeepsTheInvariants) {
 TYPED_TEST(SxLatch, OversubscribedProgressInEveryMode) {
   spinwise_test::watchdog dog("OversubscribedProgressInEveryMode");
   using L = TypeParam;
-  const int threads = static_cast<int>(std::min(8u * cpus(), 48u));
   const int iters = scaled(200, 20);
   L l;
   long a = 0, b = 0;
   std::atomic<long> torn{0};
-  std::vector<int> done(threads, 0);
-  std::vector<std::thread> ts;
-  for (int t = 0; t < threads; ++t) {
-    ts.emplace_back([&, t] {
-      for (int i = 0; i < iters; ++i) {
-        switch ((i + t) % 6) {
-          case 0:
-            l.lock();
-            ++a;
-            ++b;
-            l.unlock();
-            break;
-          case 1:
-            l.lock_sx();
-            l.upgrade();
-            ++a;
-            ++b;
-            l.downgrade();
-            l.unlock_sx();
-            break;
-          case 2:
-            l.lock_sx();
-            if (a != b) torn.fetch_add(1);
-            l.unlock_sx();
-            break;
-          default:
-            l.lock_shared();
-            if (a != b) torn.fetch_add(1);
-            l.unlock_shared();
-        }
-        ++done[t];
-      }
-    });
-  }
-  for (auto& th : ts) th.join();
-  for (int t = 0; t < threads; ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
+  const std::vector<int> done = run_oversubscribed(iters, [&](int step) {
+    switch (step % 6) {
+      case 0:
+        l.lock();
+        ++a;
+        ++b;
+        l.unlock();
+        break;
+      case 1:
+        l.lock_sx();
+        l.upgrade();
+        ++a;
+        ++b;
+        l.downgrade();
+        l.unlock_sx();
+        break;
+      case 2:
+        l.lock_sx();
+        if (a != b) torn.fetch_add(1);
+        l.unlock_sx();
+        break;
+      default:
+        l.lock_shared();
+        if (a != b) torn.fetch_add(1);
+        l.unlock_shared();
+    }
+  });
+  for (std::size_t t = 0; t < done.size(); ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
   EXPECT_EQ(torn.load(), 0);
   EXPECT_EQ(a, b);
 }

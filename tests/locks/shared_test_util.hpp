@@ -1,8 +1,9 @@
 #pragma once
 // Helpers for the shared-lock tests (shared_*_test.cpp): waiting for an event with a generous
 // bound (a broken lock fails the test instead of hanging it), a rendezvous that proves two
-// threads were inside at once, and the mode vocabulary of the S/SX/X tests.
+// threads were inside at once, an oversubscribed run, and the mode vocabulary of the S/SX/X tests.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "lock_test_util.hpp"
 #include "spinwise/arch.hpp"
@@ -83,6 +85,26 @@ class rendezvous {
   const int n_;
   std::atomic<int> arrived_{0};
 };
+
+// Oversubscription: min(8 x CPUs, 48) threads, each making `iters` calls step(i + t) (t: the
+// thread's index, so that the threads stand at different points of a cycle of steps). Returns the
+// calls each thread finished, for the caller to check that every thread finished all of them.
+template <class Step>
+std::vector<int> run_oversubscribed(int iters, Step step) {
+  const int threads = static_cast<int>(std::min(8u * cpus(), 48u));
+  std::vector<int> done(threads, 0);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < iters; ++i) {
+        step(i + t);
+        ++done[t];  // each thread its own slot
+      }
+    });
+  }
+  for (auto& th : ts) th.join();
+  return done;
+}
 
 // The latch modes of sx_lock (S and X also name the modes of any shared lock).
 enum class mode { S, SX, X };

@@ -22,6 +22,8 @@
 namespace {
 
 using spinwise_test::eventually;
+using spinwise_test::in_other_thread;
+using spinwise_test::negative_clock;  // microsecond ticks, not steady, now() below zero
 using spinwise_test::scaled;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
@@ -38,19 +40,6 @@ using TimedTypes =
 template <class L>
 class SharedTimed : public ::testing::Test {};
 TYPED_TEST_SUITE(SharedTimed, TimedTypes);
-
-// A clock of its own: microsecond ticks, not steady, and an epoch that puts now() below zero.
-struct offset_clock {
-  using rep = long long;
-  using period = std::micro;
-  using duration = std::chrono::duration<rep, period>;
-  using time_point = std::chrono::time_point<offset_clock>;
-  static constexpr bool is_steady = false;
-  static time_point now() {
-    return time_point(std::chrono::duration_cast<duration>(steady_clock::now().time_since_epoch()) -
-                      std::chrono::hours(24 * 365 * 100));
-  }
-};
 
 // Bug guarded: the park-now variant spinning after all (a budget of 0 rounds read as 1, a lock
 // that snoozes before it consults the budget, knobs of another Tag), so the typed tests above run
@@ -121,13 +110,6 @@ TEST(SharedTimedSetup, ParkNowVariantNeverSpins) {
   }
 }
 
-template <class F>
-auto in_other_thread(F f) {
-  decltype(f()) r{};
-  std::thread([&] { r = f(); }).join();
-  return r;
-}
-
 // Bug guarded: a shared timed wait that gives up before its deadline (a unit slip, a relative
 // wait mistaken for an absolute one, an overflow), with every clock kind. Only "not before the
 // deadline" is asserted.
@@ -147,9 +129,9 @@ TYPED_TEST(SharedTimed, SharedWaitsTimeOutNotBeforeTheDeadline) {
     EXPECT_FALSE(l.try_lock_shared_until(d2));
     EXPECT_GE(system_clock::now(), d2);
 
-    const auto d3 = offset_clock::now() + milliseconds(10);
+    const auto d3 = negative_clock::now() + milliseconds(10);
     EXPECT_FALSE(l.try_lock_shared_until(d3));
-    EXPECT_GE(offset_clock::now(), d3);
+    EXPECT_GE(negative_clock::now(), d3);
 
     EXPECT_FALSE(l.try_lock_shared_for(std::chrono::duration<double>(0.005)));
     EXPECT_FALSE(l.try_lock_shared_for(std::chrono::nanoseconds(0)));
@@ -173,9 +155,9 @@ TYPED_TEST(SharedTimed, ExclusiveWaitsTimeOutNotBeforeTheDeadline) {
     const auto d2 = system_clock::now() + milliseconds(10);
     EXPECT_FALSE(l.try_lock_until(d2));
     EXPECT_GE(system_clock::now(), d2);
-    const auto d3 = offset_clock::now() + milliseconds(10);
+    const auto d3 = negative_clock::now() + milliseconds(10);
     EXPECT_FALSE(l.try_lock_until(d3));
-    EXPECT_GE(offset_clock::now(), d3);
+    EXPECT_GE(negative_clock::now(), d3);
   }).join();
   // The writers that gave up left no "pending" behind: readers still enter.
   EXPECT_TRUE(in_other_thread([&] {

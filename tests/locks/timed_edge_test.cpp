@@ -38,6 +38,7 @@ namespace {
 namespace sw = spinwise;
 using namespace std::chrono;  // the edges below read as the expressions they are
 using spinwise_test::eventually;
+using spinwise_test::in_other_thread;
 using spinwise_test::kBound;
 using spinwise_test::scaled;
 using spinwise_test::this_tid;
@@ -91,20 +92,7 @@ void release(L& l, bool shared) {
 
 // --- the clocks ---------------------------------------------------------------------------
 
-// A clock whose now() is negative (its epoch a century after steady_clock's), in microseconds,
-// and not steady: time_point::max() - now() overflows its own representation.
-struct negative_clock {
-  using rep = long long;
-  using period = std::micro;
-  using duration = std::chrono::duration<rep, period>;
-  using time_point = std::chrono::time_point<negative_clock>;
-  static constexpr bool is_steady = false;
-  static time_point now() noexcept {
-    return time_point(duration_cast<duration>(steady_clock::now().time_since_epoch()) -
-                      hours(24 * 365 * 100));
-  }
-};
-
+using spinwise_test::negative_clock;  // now() below zero: max() - now() overflows its rep
 constexpr hours years(int n) { return hours(24 * 365 * n); }
 // now() in seconds: a thousand years from it fit the representation, but not nanoseconds.
 time_point<system_clock, seconds> sys_seconds_now() { return time_point_cast<seconds>(system_clock::now()); }
@@ -314,13 +302,6 @@ void expect_all_wait_for_release(L& l, std::vector<edge<L>> edges, bool held_sha
     }
   }
   if (!all) die("a timed call still waits after the release; it cannot be joined");
-}
-
-template <class F>
-auto in_other_thread(F f) {
-  decltype(f()) r{};
-  std::thread([&] { r = f(); }).join();
-  return r;
 }
 
 // The lock is free and works: try_lock in another thread, lock/unlock here.

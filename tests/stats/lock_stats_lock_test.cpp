@@ -19,12 +19,8 @@ using spinwise_test::this_tid;
 
 namespace {
 
-struct ttas_class {
-  static constexpr std::string_view name = "test.ttas";
-};
-struct hybrid_class {
-  static constexpr std::string_view name = "test.hybrid";
-};
+SPINWISE_TEST_STATS_CLASS(ttas_class, "test.ttas");
+SPINWISE_TEST_STATS_CLASS(hybrid_class, "test.hybrid");
 struct ttas_tag;
 struct hybrid_tag;
 

@@ -26,18 +26,10 @@ using spinwise_test::this_tid;
 
 namespace {
 
-struct modes_class {
-  static constexpr std::string_view name = "test.modes";
-};
-struct watch_class {
-  static constexpr std::string_view name = "test.watch";
-};
-struct toggle_class {
-  static constexpr std::string_view name = "test.toggle";
-};
-struct switch_class {
-  static constexpr std::string_view name = "test.switch";
-};
+SPINWISE_TEST_STATS_CLASS(modes_class, "test.modes");
+SPINWISE_TEST_STATS_CLASS(watch_class, "test.watch");
+SPINWISE_TEST_STATS_CLASS(toggle_class, "test.toggle");
+SPINWISE_TEST_STATS_CLASS(switch_class, "test.switch");
 
 using modes_latch = sw::sx_lock::with_stats<modes_class>;
 using watch_latch = sw::sx_lock::with_stats<watch_class>;

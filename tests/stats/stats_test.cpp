@@ -25,21 +25,11 @@ using spinwise_test::scale;
 
 namespace {
 
-struct exact_class {
-  static constexpr std::string_view name = "test.exact";
-};
-struct concurrent_class {
-  static constexpr std::string_view name = "test.concurrent";
-};
-struct wrap_class {
-  static constexpr std::string_view name = "test.wrap";
-};
-struct reset_class {
-  static constexpr std::string_view name = "test.reset";
-};
-struct upgrade_class {
-  static constexpr std::string_view name = "test.upgrades";
-};
+SPINWISE_TEST_STATS_CLASS(exact_class, "test.exact");
+SPINWISE_TEST_STATS_CLASS(concurrent_class, "test.concurrent");
+SPINWISE_TEST_STATS_CLASS(wrap_class, "test.wrap");
+SPINWISE_TEST_STATS_CLASS(reset_class, "test.reset");
+SPINWISE_TEST_STATS_CLASS(upgrade_class, "test.upgrades");
 
 }  // namespace
 
@@ -453,9 +443,7 @@ TEST(LockStats, TextAndJsonReports) {
 
 namespace {
 
-struct clip_class {
-  static constexpr std::string_view name = "test.clip";
-};
+SPINWISE_TEST_STATS_CLASS(clip_class, "test.clip");
 
 // A Relax that says each relax costs 10 ns but is descheduled for 5 ms whenever it runs: what a
 // spinning thread preempted in the middle of its delay looks like to the counter.

@@ -11,6 +11,13 @@
 #include "spinwise/runtime/stats_report.hpp"
 #include "test_util.hpp"
 
+// Declares `type`, a statistics class (spinwise/lock_stats.hpp: a type with `static constexpr
+// std::string_view name`) that reports under `text`; one line a class, for tests that need many.
+#define SPINWISE_TEST_STATS_CLASS(type, text)      \
+  struct type {                                    \
+    static constexpr std::string_view name = text; \
+  }
+
 namespace spinwise_test {
 
 // A Relax that says when a waiter reached its slow path (its first snooze) and counts relaxes.

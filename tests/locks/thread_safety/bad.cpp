@@ -3,19 +3,13 @@
 #include <chrono>
 #include <spinwise/spinwise.hpp>
 
+#include "guarded_fixtures.hpp"  // fake_shared_mutex
+
 #ifndef SPINWISE_TSA_LOCK
 #define SPINWISE_TSA_LOCK spinwise::ttas_mutex
 #endif
 
 using lock_type = SPINWISE_TSA_LOCK;
-
-class SPINWISE_CAPABILITY("mutex") fake_shared_mutex {
- public:
-  void lock() SPINWISE_ACQUIRE() {}
-  void unlock() SPINWISE_RELEASE() {}
-  void lock_shared() SPINWISE_ACQUIRE_SHARED() {}
-  void unlock_shared() SPINWISE_RELEASE_SHARED() {}
-};
 
 struct table {
   lock_type mu;

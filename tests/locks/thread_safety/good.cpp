@@ -2,6 +2,8 @@
 #include <chrono>
 #include <spinwise/spinwise.hpp>
 
+#include "guarded_fixtures.hpp"  // fake_shared_mutex, config<L>
+
 namespace {
 
 template <class M>
@@ -34,29 +36,6 @@ struct table {
   }
 };
 
-// A minimal annotated shared lock, so shared_lock_guard is checked without the shared locks.
-class SPINWISE_CAPABILITY("mutex") fake_shared_mutex {
- public:
-  void lock() SPINWISE_ACQUIRE() {}
-  void unlock() SPINWISE_RELEASE() {}
-  void lock_shared() SPINWISE_ACQUIRE_SHARED() {}
-  void unlock_shared() SPINWISE_RELEASE_SHARED() {}
-};
-
-struct config {
-  fake_shared_mutex rw;
-  int value SPINWISE_GUARDED_BY(rw) = 0;
-
-  int read() SPINWISE_EXCLUDES(rw) {
-    spinwise::shared_lock_guard<fake_shared_mutex> g(rw);
-    return value;
-  }
-  void write(int v) SPINWISE_EXCLUDES(rw) {
-    spinwise::lock_guard<fake_shared_mutex> g(rw);
-    value = v;
-  }
-};
-
 struct timed {
   spinwise::hybrid_mutex mu;
   int rows SPINWISE_GUARDED_BY(mu) = 0;
@@ -80,7 +59,7 @@ int main() {
   table<spinwise::ticket_mutex> c;
   table<spinwise::mcs_mutex> d;
   table<spinwise::hybrid_mutex> e;
-  config cfg;
+  config<fake_shared_mutex> cfg;  // shared_lock_guard and lock_guard over a shared lock
   timed t;
   cfg.write(1);
   return a.read_guarded() + b.read_guarded() + c.read_guarded() + d.read_guarded() + e.read_guarded() +

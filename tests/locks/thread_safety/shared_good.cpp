@@ -5,40 +5,9 @@
 #include <chrono>
 #include <spinwise/spinwise.hpp>
 
+#include "guarded_fixtures.hpp"  // config<L>
+
 namespace {
-
-template <class L>
-struct config {
-  L rw;
-  int value SPINWISE_GUARDED_BY(rw) = 0;
-
-  int read() SPINWISE_EXCLUDES(rw) {
-    spinwise::shared_lock_guard<L> g(rw);
-    return value;
-  }
-  int read_manual() SPINWISE_EXCLUDES(rw) {
-    rw.lock_shared();
-    const int v = value;
-    rw.unlock_shared();
-    return v;
-  }
-  bool read_try() SPINWISE_EXCLUDES(rw) {
-    if (!rw.try_lock_shared()) return false;
-    const bool odd = (value & 1) != 0;
-    rw.unlock_shared();
-    return odd;
-  }
-  void write(int v) SPINWISE_EXCLUDES(rw) {
-    spinwise::lock_guard<L> g(rw);
-    value = v;
-  }
-  bool write_try(int v) SPINWISE_EXCLUDES(rw) {
-    if (!rw.try_lock()) return false;
-    value = v;
-    rw.unlock();
-    return true;
-  }
-};
 
 struct timed {
   spinwise::hybrid_shared_mutex rw;

@@ -1,0 +1,35 @@
+# What the cmake -P test drivers share (thread_safety/run_clang_tsa.cmake, tsan/run_lock_order.cmake,
+# tsan/sx_model.cmake, stress/run_cli.cmake): run one command, keep all it said, and fail the test
+# with a reason and that whole output (`all`) when a check does not hold.
+
+# Runs the command in ARGN; sets rc, out, err and all (stdout, a newline, stderr) in the caller.
+macro(run_and_capture)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(all "${out}\n${err}")
+endmacro()
+
+# The command exited with 0 (expect_success) or did not (expect_failure: rc is a non-zero code or
+# a message such as "Child aborted").
+function(expect_success why)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${why}:\n${all}")
+  endif()
+endfunction()
+function(expect_failure why)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${why}:\n${all}")
+  endif()
+endfunction()
+
+# The variable named `var` (as if() reads it) matches `regex` (expect_match) or does not
+# (expect_no_match).
+function(expect_match var regex why)
+  if(NOT ${var} MATCHES "${regex}")
+    message(FATAL_ERROR "${why}:\n${all}")
+  endif()
+endfunction()
+function(expect_no_match var regex why)
+  if(${var} MATCHES "${regex}")
+    message(FATAL_ERROR "${why}:\n${all}")
+  endif()
+endfunction()
