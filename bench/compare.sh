@@ -18,6 +18,8 @@
 #   --pairs N        rounds, one pair per cell and lock each (default 12; 6 is the fewest for a verdict)
 #   --ms N           length of one run in ms (default 200)
 #   --out DIR        keep the report (README.md) and every run (compare.json) there
+#   --bench PATH     the spinwise-bench whose --estimate gives the intervals (default: $SPINWISE_BENCH,
+#                    else one in build-bench-run/release, build/release, build, or on PATH)
 #   --align          compile both harnesses with functions, loops and jumps aligned to 64 bytes: when
 #                    a lock whose code did not change is called different, code layout is the usual
 #                    cause (another lock's code moved it), and an aligned rerun says whether it is
@@ -27,7 +29,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -37,7 +39,7 @@ align=0
 revs=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --locks | --cells | --pairs | --ms)
+    --locks | --cells | --pairs | --ms | --bench)
       [ $# -ge 2 ] || { echo "compare: $1 needs a value" >&2; exit 2; }
       py_args+=("$1" "$2")
       shift 2

@@ -2,7 +2,7 @@
 the program, so that every plot prints its labels as written (gnuplot's enhanced text mode would
 turn my_cpu_relax_multiplier's underscores into subscripts) and fails the same way.
 
-    terminal(width, height)  the "set terminal" line: pngcairo where gnuplot has it, else png
+    terminal(w, h[, font])   the "set terminal" line: pngcairo where gnuplot has it, else png
     quote(text)              a gnuplot single-quoted string ('' stands for a quote)
     run(commands)            runs gnuplot on the commands (after the terminal line, which they start
                              with); raises PlotError with gnuplot's message if it fails
@@ -30,9 +30,9 @@ def _has_cairo():
     return "pngcairo" in (r.stdout + r.stderr)
 
 
-def terminal(width, height):
+def terminal(width, height, font=",10"):
     if _has_cairo():
-        return f"set terminal pngcairo size {width},{height} font ',10'"
+        return f"set terminal pngcairo size {width},{height} font {quote(font)}"
     return f"set terminal png size {width},{height}"
 
 

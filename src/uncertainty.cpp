@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "spinwise/runtime/order_stats.hpp"
 
@@ -115,7 +116,7 @@ ratio_interval compare_medians(const std::vector<double>& a_in, const std::vecto
   // Too few runs for the range rule's false-alarm rate (uncertainty.hpp): an interval, no verdict.
   if (a.size() < kMinRunsForVerdict || b.size() < kMinRunsForVerdict) return r;
   // Below six runs a side the bootstrap is optimistic: demand disjoint ranges too.
-  const bool few = a.size() < 6 || b.size() < 6;
+  const bool few = a.size() < kRangeRuleBelowRuns || b.size() < kRangeRuleBelowRuns;
   const bool disjoint_above = !few || b.front() > a.back();
   const bool disjoint_below = !few || b.back() < a.front();
   if (r.lo > 1.0 && disjoint_above) {
@@ -126,6 +127,53 @@ ratio_interval compare_medians(const std::vector<double>& a_in, const std::vecto
     r.verdict = difference::within_noise;
   }
   return r;
+}
+
+geomean_interval geomean_ratio(const std::vector<paired_samples>& cells_in, double confidence,
+                               std::uint64_t seed, std::size_t resamples) {
+  geomean_interval g;
+  g.confidence = confidence;
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> cells;  // (A, B), sorted
+  for (const paired_samples& c : cells_in) {
+    std::vector<double> a = sorted_sample(c.a), b = sorted_sample(c.b);
+    if (a.empty() || b.empty() || !(median_sorted(a) > 0) || !(median_sorted(b) > 0)) continue;
+    g.min_runs = cells.empty() ? std::min(a.size(), b.size()) : std::min({g.min_runs, a.size(), b.size()});
+    cells.emplace_back(std::move(a), std::move(b));
+  }
+  g.cells = cells.size();
+  if (cells.empty()) return g;
+  const double n = static_cast<double>(cells.size());
+  double sum = 0;  // in cell order, the log of each ratio (not a difference of logs)
+  for (const auto& [a, b] : cells) sum += std::log(median_sorted(b) / median_sorted(a));
+  g.ratio = std::exp(sum / n);
+  g.lo = g.hi = g.ratio;
+  if (g.min_runs < 2) return g;
+  splitmix rng{seed};
+  std::vector<double> means;
+  means.reserve(resamples);
+  std::vector<double> scratch;
+  for (std::size_t i = 0; i < resamples; ++i) {
+    double s = 0;
+    bool ok = true;
+    for (const auto& [a, b] : cells) {  // every cell draws, also after one failed: same stream
+      const double ra = resampled_median(a, rng, scratch);
+      const double rb = resampled_median(b, rng, scratch);
+      ok = ok && ra > 0 && rb > 0;
+      if (ok) s += std::log(rb / ra);
+    }
+    if (ok) means.push_back(std::exp(s / n));
+  }
+  if (means.empty()) {
+    g.lo = g.hi = 0;
+    return g;
+  }
+  std::sort(means.begin(), means.end());
+  const double tail = (1.0 - confidence) / 2.0;
+  g.lo = quantile_sorted(means, tail);
+  g.hi = quantile_sorted(means, 1.0 - tail);
+  if (g.min_runs < kMinRunsForVerdict) return g;
+  g.verdict = g.lo > 1.0 ? difference::higher : g.hi < 1.0 ? difference::lower : difference::within_noise;
+  return g;
 }
 
 std::vector<std::size_t> interleaved_order(std::size_t settings, std::size_t repeats, std::uint64_t seed) {

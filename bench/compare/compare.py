@@ -12,9 +12,12 @@ How it decides. Each (cell, lock) runs once per build per round, A and B back to
 apart, in an order that alternates from one lock and round to the next (A B, then B A), so slow
 drift (the host moving the vCPUs between core complexes, a neighbour's load) falls on both sides
 of a pair. The ratio B/A is taken per pair, and the report gives the median of the pair ratios
-with its distribution-free 95% interval (order statistics: report.py's median_ci, the rule of
-include/spinwise/runtime/uncertainty.hpp). A verdict needs at least six pairs, the fewest whose
-min..max covers the median at 95% or more (96.9%); with fewer it says "too few pairs". Otherwise
+with its distribution-free 95% interval (order statistics: the rule of
+include/spinwise/runtime/uncertainty.hpp, answered by the runtime through `spinwise-bench
+--estimate` as report.py asks it; --bench PATH or $SPINWISE_BENCH says which spinwise-bench, else
+report.py's search finds one in the repository's build folders or on PATH). A verdict needs at
+least six pairs, the fewest whose min..max covers the median at 95% or more (96.9%); with fewer it
+says "too few pairs". Otherwise
 "higher" or "lower" when the interval excludes 1, "within noise" when it holds it.
 
 The peers (std_mutex, tbb_spin_mutex) run in both builds too: their code is the same on both sides,
@@ -22,10 +25,11 @@ so their B/A is an A/A control measured in the same run, and any verdict on them
 that says how far to trust the others. Each lock is also set against each peer within build B
 (the ratio per round, the same rule).
 
-Python 3 standard library only.
+Python 3 standard library and spinwise-bench (for --estimate).
 """
 
 import argparse
+import atexit
 import json
 import os
 import subprocess
@@ -34,7 +38,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "micro"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from report import median_ci  # noqa: E402  (one home for the interval rule)
+import report  # noqa: E402  (the runtime's statistics, as report.py asks for them)
 import run_context  # noqa: E402  (the machine, named as spinwise's tools name it)
 
 MIN_PAIRS = 6
@@ -112,6 +116,19 @@ def relax_ns(binary):
         out = subprocess.run([binary, "--relax-ns"], check=True, capture_output=True, text=True).stdout
         vals.append(float(out))
     return sorted(vals)[len(vals) // 2]
+
+
+BENCH = None  # --bench: the spinwise-bench whose --estimate answers; None: report.find_bench's search
+_stats = []
+
+
+def median_ci(sample):
+    """The median of a sample with its interval, the runtime's (one spinwise-bench --estimate for
+    the whole comparison, started at the first use)."""
+    if not _stats:
+        _stats.append(report.Stats(report.find_bench(BENCH)))
+        atexit.register(_stats[0].close)
+    return _stats[0].median_ci(sample)
 
 
 def paired(num, den, metric):
@@ -278,7 +295,12 @@ def main(argv):
     ap.add_argument("--out", help="write the markdown report here too")
     ap.add_argument("--json", help="write every run and the analysis here")
     ap.add_argument("--compiler", default="unknown")
+    ap.add_argument("--bench", metavar="PATH", help="the spinwise-bench whose --estimate gives the intervals "
+                                                   "(default: $SPINWISE_BENCH, else the build folders, else PATH)")
     args = ap.parse_args(argv)
+    global BENCH
+    BENCH = args.bench
+    median_ci([1.0])  # a missing spinwise-bench is said before the runs, not after them
     if args.pairs < 1 or args.pairs > 1000:
         raise CompareError("--pairs must be in 1..1000")
     if args.ms < 10 or args.ms > 60000:
@@ -350,6 +372,6 @@ def main(argv):
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except CompareError as e:
+    except (CompareError, report.ReportError) as e:
         print(f"compare: {e}", file=sys.stderr)
         sys.exit(2)

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -32,6 +33,7 @@
 
 #include "console.hpp"
 #include "cs_loop.hpp"
+#include "estimate.hpp"
 #include "lock_list.hpp"
 #include "run_record.hpp"
 #include "scenarios.hpp"
@@ -58,8 +60,8 @@ constexpr const char* kFooter =
     "  spinwise-bench --mode quick --benchmark_out=run.json --benchmark_out_format=json\n"
     "  spinwise-bench --scenarios contended -- --benchmark_filter=hybrid\n"
     "SPINWISE_KNOBS (docs/knobs.md) is applied first, as an engine's start-up applies it.\n"
-    "Exit codes: 0 ran (a benchmark that failed says so in its output); 2 bad command line or "
-    "SPINWISE_KNOBS.";
+    "Exit codes: 0 ran (a benchmark that failed says so in its output); 1 --estimate refused a request "
+    "(answered with its error); 2 bad command line or SPINWISE_KNOBS.";
 
 const std::vector<std::string> kScenarios{"uncontended", "handoff", "contended", "rw"};
 
@@ -95,6 +97,7 @@ struct config {
   std::set<std::string> scenarios{kScenarios.begin(), kScenarios.end()};
   bool list_locks = false;
   bool list_knobs = false;
+  bool estimate = false;
   std::vector<std::string> benchmark_flags;  // for Google Benchmark, in the order given
 };
 
@@ -168,6 +171,10 @@ config parse_flags(int argc, char** argv) {
                "print the locks and the peers that were compiled out, then exit");
   app.add_flag("--list-knobs", c.list_knobs,
                "print the library's knobs (class.knob, value, default, bounds; SPINWISE_KNOBS), then exit");
+  app.add_flag("--estimate", c.estimate,
+               "measure nothing: answer JSON Lines requests for spinwise's statistics (median intervals, "
+               "ratios, geometric means) from stdin on stdout, then exit; bench/micro/report.py's "
+               "(docs/benchmarks.md)");
 
   try {
     app.parse(own);
@@ -368,6 +375,7 @@ std::vector<std::string> register_all(const config& c) {
 
 int main(int argc, char** argv) {
   const config c = parse_flags(argc, argv);
+  if (c.estimate) return sb::run_estimate(std::cin, std::cout);
   // SPINWISE_KNOBS, as an engine's start-up reads it: a setting to benchmark without a rebuild
   // (e.g. SPINWISE_KNOBS=hybrid_shared_mutex.delay_unit_ns=500). All or nothing; a bad one is a
   // usage error, before anything runs. --list-knobs shows the result.

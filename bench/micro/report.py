@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns one spinwise-bench run into a markdown report, PNG plots and a compact summary.
 
-    bench/micro/report.py RUN.json|summary.json [--out DIR] [--no-plots]
+    bench/micro/report.py RUN.json|summary.json [--out DIR] [--no-plots] [--bench PATH]
 
 Reads Google Benchmark's JSON from spinwise-bench (--benchmark_out=RUN.json
 --benchmark_out_format=json), or a summary.json this script wrote, and writes DIR/report.md,
@@ -12,18 +12,20 @@ std::mutex (std::shared_mutex in the rw tables) and against the best peer of tha
 Ratios are speed-ups: above 1 means better than the reference, whatever the unit (time, latency
 or throughput). Each is the ratio of the medians of the run's repetitions with its 95% interval,
 and each target is judged against that interval: met, not met, or within noise. The rule is
-spinwise's own (include/spinwise/runtime/uncertainty.hpp, ported below), so this report and
-spinwise-stress --compare say the same thing about the same runs.
+spinwise's own (include/spinwise/runtime/uncertainty.hpp), and so are the numbers: every median,
+interval and verdict is answered by the runtime through `spinwise-bench --estimate` (--bench PATH,
+else $SPINWISE_BENCH, else a spinwise-bench next to the input, in the repository's build folders or
+on PATH; without one the script stops), so this report and spinwise-stress --compare say the same
+thing about the same runs.
 
 summary.json holds, per benchmark, the repetitions of every metric the report reads (six
 significant digits), the headline metric's median, extremes and interval, and the run's context,
 in well under a megabyte; the report made from it is the report made from the run.
 
-Python 3 standard library only; gnuplot (Debian: gnuplot-nox) for the plots.
+Python 3 standard library and spinwise-bench; gnuplot (Debian: gnuplot-nox) for the plots.
 """
 
 import argparse
-import functools
 import json
 import math
 import os
@@ -33,6 +35,7 @@ import sys
 from collections import Counter, defaultdict, namedtuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plot as gp  # noqa: E402  (bench/plot.py: the scripts' one way to gnuplot)
 import run_context  # noqa: E402  (the run context's one reader)
 
 EXCLUSIVE_REF = "std::mutex"
@@ -60,196 +63,30 @@ class ReportError(Exception):
     pass
 
 
-# -- uncertainty: include/spinwise/runtime/uncertainty.hpp + src/uncertainty.cpp, ported ---------
-# The median of n repeats with the distribution-free interval [x(k), x(n+1-k)] of largest k whose
-# coverage 1 - 2 P(Binomial(n, 1/2) < k) is at least 95% (min..max below six repeats, at its true
-# coverage); B/A as the ratio of medians with a percentile bootstrap interval (4000 resamples, a
-# fixed seed) and a verdict: beyond the noise when the interval excludes 1 and, with fewer than
-# six runs a side, the two ranges do not overlap either; else within noise. No verdict below four
-# runs a side (too few runs to judge; the ratio and interval are still given from two): two samples
-# of one distribution have disjoint ranges with probability 2 / C(2n, n), 1/10 for three runs a
-# side, 1/35 (2.9%) for four, and a verdict should be a false alarm at most 5% of the time per
-# metric (the C++ header works it out). Quantiles are type 7
-# (runtime/order_stats.hpp), and the resampling draws from the same generator with the same seed
-# in the same order (splitmix64), so the intervals and verdicts are the C++'s to the last digit.
+# -- spinwise's statistics, from the runtime ---------------------------------------------------
+# Every median, interval, ratio and verdict in the report is spinwise::runtime's
+# (include/spinwise/runtime/uncertainty.hpp, src/uncertainty.cpp): `spinwise-bench --estimate`
+# answers them, one process for the whole report, asked as the report goes (which lock is the best
+# peer and which cells enter a geometric mean depend on earlier answers), each sample's median
+# asked once up front in one batch. This file keeps no copy of the rule, so it cannot drift from
+# spinwise-stress --compare: the same runs get the same intervals and verdicts. In short: the
+# median with its distribution-free interval (min..max below six runs, at its true coverage); B/A
+# as the ratio of medians with a percentile bootstrap interval and a verdict (beyond the noise
+# when the interval excludes 1 and, below six runs a side, the ranges do not overlap either; no
+# verdict below four runs a side).
 
-CONFIDENCE = 0.95
-SEED = 0x5EED
-RESAMPLES = 4000
-FEW_RUNS = 6  # below this many runs a side the bootstrap is optimistic: ranges must not overlap
-MIN_RUNS = 4  # kMinRunsForVerdict: below this many a side, no verdict (range rule's false alarms: 1/10)
-
-WITHIN_NOISE = "within noise"
+WITHIN_NOISE = "within noise"  # to_string(difference), as the runtime answers them
 HIGHER = "higher, beyond noise"
 LOWER = "lower, beyond noise"
 INSUFFICIENT = "too few runs to judge"
 
-
-def is_number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def sorted_sample(values):
-    """Ascending, non-finite values dropped."""
-    return sorted(float(v) for v in values if is_number(v) and math.isfinite(v))
-
-
-def _position(n, q):
-    """Type 7's position h = q (n - 1): the lower rank and the weight of the next one."""
-    q = 0.0 if math.isnan(q) else min(max(q, 0.0), 1.0)
-    h = q * (n - 1)
-    lo = min(int(h), n - 1)
-    return lo, h - lo
-
-
-def _interpolate(lo, hi, frac):
-    # equal neighbours give their value, also both infinite (a bootstrap ratio over a 0 baseline)
-    return lo + frac * (hi - lo) if frac > 0 and hi != lo else lo
-
-
-def _resampled_ratio(rb, ra):
-    """One resample's B/A, as the runtime computes it: a baseline median of 0 gives +inf (kept,
-    so the upper tail is not cut off), both 0 give 1."""
-    if ra != 0:
-        return rb / ra
-    if rb == 0:
-        return 1.0
-    return math.inf if rb > 0 else -math.inf
-
-
-def quantile_sorted(x, q):
-    n = len(x)
-    if n == 0:
-        return 0.0
-    lo, frac = _position(n, q)
-    return _interpolate(x[lo], x[lo + 1], frac) if lo + 1 < n else x[lo]
-
-
-def median_sorted(x):
-    return quantile_sorted(x, 0.5)
-
-
-def median(values):
-    return median_sorted(sorted_sample(values))
-
-
-def order_interval_coverage(n, k):
-    """Coverage of [x(k), x(n+1-k)] for n repeats (1 <= k <= (n+1)/2); 0 outside. Exact."""
-    if n == 0 or k == 0 or 2 * k > n + 1:
-        return 0.0
-    below = sum(math.comb(n, i) for i in range(min(k, n + 1)))
-    return max(0.0, 1.0 - 2 * below / 2 ** n)
-
+BENCH_ENV = "SPINWISE_BENCH"
+# Where run.sh, the docs and the CI build spinwise-bench, from the repository root.
+BUILD_DIRS = ("build-bench-run/release", "build/release", "build")
 
 MedianInterval = namedtuple("MedianInterval", "n median min max lo hi coverage")
-
-
-def median_ci(sample, confidence=CONFIDENCE):
-    x = sorted_sample(sample)
-    n = len(x)
-    if n == 0:
-        return MedianInterval(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    k = 1  # the largest 1-based rank whose interval still covers `confidence`; 1 is min..max
-    while 2 * (k + 1) <= n + 1 and order_interval_coverage(n, k + 1) >= confidence:
-        k += 1
-    return MedianInterval(n, median_sorted(x), x[0], x[-1], x[k - 1], x[n - k], order_interval_coverage(n, k))
-
-
 RatioInterval = namedtuple("RatioInterval", "ratio lo hi confidence verdict")
 
-MASK64 = (1 << 64) - 1
-
-
-class SplitMix64:
-    """splitmix64 (Steele, Lea, Flood 2014), as src/uncertainty.cpp draws with it."""
-
-    __slots__ = ("s",)
-
-    def __init__(self, seed):
-        self.s = seed & MASK64
-
-    def next(self):
-        self.s = z = (self.s + 0x9E3779B97F4A7C15) & MASK64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        """Uniform in [0, n), n < 2^32."""
-        return ((self.next() >> 32) * n) >> 32
-
-
-@functools.lru_cache(maxsize=None)
-def _bootstrap_plan(na, nb, seed, resamples):
-    """The resampling of an na-run A and an nb-run B, as ((A's median ranks), (B's)) -> how many
-    resamples. A sorted sample drawn at indices i1..in and sorted is the sample at the sorted
-    indices, so a resample's median is fixed by its indices alone: the draws are made once per
-    shape and seed, and every comparison of that shape only looks up values. Same draws, same
-    order (A's n, then B's, per resample) as drawing the values themselves."""
-    rng = SplitMix64(seed)
-    lo_a, _ = _position(na, 0.5)
-    lo_b, _ = _position(nb, 0.5)
-
-    def ranks(idx, lo):
-        return idx[lo], idx[lo + 1] if lo + 1 < len(idx) else idx[lo]
-
-    plan = Counter()
-    for _ in range(resamples):
-        ia = sorted(rng.below(na) for _ in range(na))
-        ib = sorted(rng.below(nb) for _ in range(nb))
-        plan[(ranks(ia, lo_a), ranks(ib, lo_b))] += 1
-    return tuple(sorted(plan.items()))
-
-
-def _weighted_quantile(pairs, q):
-    """Type 7 quantile of the sorted multiset given as ascending (value, count) pairs."""
-    total = sum(c for _, c in pairs)
-    if total == 0:
-        return 0.0
-    lo, frac = _position(total, q)
-
-    def at(rank):
-        for v, c in pairs:
-            if rank < c:
-                return v
-            rank -= c
-        return pairs[-1][0]
-
-    return _interpolate(at(lo), at(lo + 1), frac) if lo + 1 < total else at(lo)
-
-
-def compare_medians(a_in, b_in, confidence=CONFIDENCE, seed=SEED, resamples=RESAMPLES):
-    """B/A: the ratio of medians, its percentile bootstrap interval and the verdict."""
-    a, b = sorted_sample(a_in), sorted_sample(b_in)
-    if len(a) < 2 or len(b) < 2:
-        return RatioInterval(0.0, 0.0, 0.0, confidence, INSUFFICIENT)
-    ma = median_sorted(a)
-    if ma == 0:
-        return RatioInterval(0.0, 0.0, 0.0, confidence, INSUFFICIENT)
-    ratio = median_sorted(b) / ma
-    _, fa = _position(len(a), 0.5)
-    _, fb = _position(len(b), 0.5)
-    ratios = []
-    for ((ia, ja), (ib, jb)), count in _bootstrap_plan(len(a), len(b), seed, resamples):
-        ratios.append((_resampled_ratio(_interpolate(b[ib], b[jb], fb), _interpolate(a[ia], a[ja], fa)), count))
-    ratios.sort()
-    tail = (1.0 - confidence) / 2.0
-    lo, hi = _weighted_quantile(ratios, tail), _weighted_quantile(ratios, 1.0 - tail)
-    if len(a) < MIN_RUNS or len(b) < MIN_RUNS:
-        return RatioInterval(ratio, lo, hi, confidence, INSUFFICIENT)
-    few = len(a) < FEW_RUNS or len(b) < FEW_RUNS
-    disjoint_above = not few or b[0] > a[-1]
-    disjoint_below = not few or b[-1] < a[0]
-    if lo > 1.0 and disjoint_above:
-        verdict = HIGHER
-    elif hi < 1.0 and disjoint_below:
-        verdict = LOWER
-    else:
-        verdict = WITHIN_NOISE
-    return RatioInterval(ratio, lo, hi, confidence, verdict)
-
-
-# -- estimates the report prints and judges --------------------------------------------------
 # value with its interval [lo, hi]; range_lo..range_hi the ratio's extremes over the runs (A's max
 # against B's min and the reverse), which the rule demands clear of a bound below six runs
 # (`few`); `single`: one run on a side, no spread; verdict: against 1, as compare_medians says.
@@ -259,75 +96,184 @@ MET, NOT_MET, NOISE, NOT_MEASURED = "met", "not met", "within noise", "not measu
 ONE_RUN = " (one run: no spread)"
 
 
-def ratio_estimate(num, den):
-    """median(num) / median(den): compare_medians(den, num). None when a side is missing or 0."""
-    if not num or not den:
-        return None
-    return _ratio_estimate(tuple(num), tuple(den))
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-@functools.lru_cache(maxsize=None)
-def _ratio_estimate(num, den):
-    mn, md = median(num), median(den)
-    if not mn or not md:
-        return None
-    value = mn / md
-    if len(num) < 2 or len(den) < 2:
-        return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
-    r = compare_medians(den, num)
-    d_lo, d_hi, n_lo, n_hi = min(den), max(den), min(num), max(num)
-    range_lo = n_lo / d_hi if d_hi > 0 else math.inf
-    range_hi = n_hi / d_lo if d_lo > 0 else math.inf
-    few = len(num) < FEW_RUNS or len(den) < FEW_RUNS
-    return Estimate(value, r.lo, r.hi, range_lo, range_hi, few, False, r.verdict)
+def find_bench(explicit=None, near=None):
+    """spinwise-bench's path: `explicit` (--bench), else $SPINWISE_BENCH, else next to `near` (the
+    input), in the repository's usual build folders, or on PATH. ReportError when none is there:
+    the report has no numbers of its own."""
+    if explicit or os.environ.get(BENCH_ENV):
+        path = explicit or os.environ[BENCH_ENV]
+        how = "--bench" if explicit else f"${BENCH_ENV}"
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise ReportError(f"{how} {path}: not an executable spinwise-bench")
+        return path
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    tried = [os.path.join(os.path.dirname(os.path.abspath(near)), "spinwise-bench")] if near else []
+    tried += [os.path.normpath(os.path.join(root, d, "bench", "micro", "spinwise-bench")) for d in BUILD_DIRS]
+    for path in tried:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    on_path = shutil.which("spinwise-bench")
+    if on_path:
+        return on_path
+    raise ReportError("spinwise-bench not found: the report's medians, intervals and verdicts are "
+                      "spinwise's runtime's, answered by `spinwise-bench --estimate`; give --bench PATH or "
+                      f"{BENCH_ENV}=PATH (looked next to the input, in {', '.join(BUILD_DIRS)} and on PATH)")
 
 
-def scaled_estimate(sample, c):
-    """median(sample) / c for a constant c > 0, with the median's own interval (min..max below six
-    runs, so the range rule is in it already)."""
-    if not sample or not c or c <= 0:
-        return None
-    m = median_ci(sample)
-    if m.n == 0:
-        return None
-    value, lo, hi = m.median / c, m.lo / c, m.hi / c
-    if m.n < 2:
-        return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
-    verdict = HIGHER if lo > 1.0 else LOWER if hi < 1.0 else WITHIN_NOISE
-    return Estimate(value, lo, hi, m.min / c, m.max / c, m.n < FEW_RUNS, False, verdict)
+def _num(x):
+    """A number of an answer: non-finite ones come as "inf", "-inf" or "nan"."""
+    return float(x)
 
 
-def geomean_estimate(pairs, confidence=CONFIDENCE, seed=SEED, resamples=RESAMPLES):
-    """The geometric mean over scenarios of median(num) / median(den), pairs = [(num, den)], with a
-    percentile bootstrap interval: every scenario resampled independently (den's runs, then num's,
-    per scenario, per resample), the geometric mean of the resampled ratios. It pools all the
-    scenarios' runs, so the bootstrap alone decides: the range rule is for fewer than six runs."""
-    pairs = [(sorted_sample(n), sorted_sample(d)) for n, d in pairs]
-    pairs = [(n, d) for n, d in pairs if n and d and median_sorted(n) > 0 and median_sorted(d) > 0]
-    if not pairs:
-        return None
-    value = math.exp(sum(math.log(median_sorted(n) / median_sorted(d)) for n, d in pairs) / len(pairs))
-    if any(len(n) < 2 or len(d) < 2 for n, d in pairs):
-        return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
-    rng = SplitMix64(seed)
+def _sample(values):
+    """A sample for a request: non-finite values as null (the runtime drops them)."""
+    out = []
+    for v in values:
+        v = float(v)
+        out.append(v if math.isfinite(v) else None)
+    return out
 
-    def resampled_median(x):
-        return median_sorted(sorted(x[rng.below(len(x))] for _ in range(len(x))))
 
-    means = []
-    for _ in range(resamples):
-        s, ok = 0.0, True
-        for n, d in pairs:
-            rd, rn = resampled_median(d), resampled_median(n)
-            ok = ok and rd > 0 and rn > 0
-            s += math.log(rn / rd) if ok else 0.0
-        if ok:
-            means.append(math.exp(s / len(pairs)))
-    means.sort()
-    tail = (1.0 - confidence) / 2.0
-    lo, hi = quantile_sorted(means, tail), quantile_sorted(means, 1.0 - tail)
-    verdict = HIGHER if lo > 1.0 else LOWER if hi < 1.0 else WITHIN_NOISE
-    return Estimate(value, lo, hi, lo, hi, False, False, verdict)
+class Stats:
+    """spinwise's statistics, answered by one `spinwise-bench --estimate` process (JSON Lines: a
+    list of requests a line, a list of answers a line back). Answers are kept: each sample and
+    pair is asked once."""
+
+    def __init__(self, bench):
+        self.bench = bench
+        try:
+            self.proc = subprocess.Popen([bench, "--estimate"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, encoding="utf-8")
+        except OSError as e:
+            raise ReportError(f"cannot run {bench} --estimate ({e})")
+        self.medians, self.ratios, self.geomeans, self.coverages = {}, {}, {}, {}
+        rule = self.ask([{"rule": {}}])[0]
+        self.min_runs = int(rule["min_runs_for_verdict"])  # below this many a side, no verdict
+        self.few_runs = int(rule["range_rule_below_runs"])  # below this many, the ranges decide too
+        self.resamples = int(rule["resamples"])
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def ask(self, requests):
+        """The runtime's answers to a list of requests, in order."""
+        if not requests:
+            return []
+        try:
+            self.proc.stdin.write(json.dumps(requests, allow_nan=False, separators=(",", ":")) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            self.proc.kill()
+            err = self.proc.stderr.read().strip()
+            raise ReportError(f"{self.bench} --estimate gave no answer (exit {self.proc.wait()}): "
+                              f"{err or 'nothing on stderr'}; is it a spinwise-bench with --estimate?")
+        answers = json.loads(line)
+        if not isinstance(answers, list) or len(answers) != len(requests):
+            raise ReportError(f"{self.bench} --estimate answered {len(requests)} requests with: {line[:200]}")
+        for a in answers:
+            if "error" in a:
+                raise ReportError(f"{self.bench} --estimate refused a request: {a['error']}")
+        return answers
+
+    def prefetch(self, samples):
+        """The median intervals of many samples in one request line."""
+        keys = list(dict.fromkeys(tuple(s) for s in samples if s and tuple(s) not in self.medians))
+        for key, a in zip(keys, self.ask([{"median_ci": _sample(k)} for k in keys])):
+            self.medians[key] = MedianInterval(int(a["n"]), _num(a["median"]), _num(a["min"]), _num(a["max"]),
+                                               _num(a["lo"]), _num(a["hi"]), _num(a["coverage"]))
+
+    def median_ci(self, sample):
+        """The median of a sample with its 95% interval (n = 0 for an empty one)."""
+        key = tuple(sample or ())
+        if key not in self.medians:
+            if not key:
+                return MedianInterval(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            self.prefetch([key])
+        return self.medians[key]
+
+    def median(self, sample):
+        return self.median_ci(sample).median
+
+    def compare_medians(self, a, b):
+        """B/A: the ratio of medians, its bootstrap interval and verdict."""
+        key = (tuple(a), tuple(b))
+        if key not in self.ratios:
+            r = self.ask([{"compare_medians": [_sample(a), _sample(b)]}])[0]
+            self.ratios[key] = RatioInterval(_num(r["ratio"]), _num(r["lo"]), _num(r["hi"]), _num(r["confidence"]),
+                                             r["verdict"])
+        return self.ratios[key]
+
+    def coverage(self, n, k):
+        """The coverage of [x(k), x(n+1-k)] for n repeats."""
+        if (n, k) not in self.coverages:
+            self.coverages[(n, k)] = _num(self.ask([{"coverage": [n, k]}])[0]["coverage"])
+        return self.coverages[(n, k)]
+
+    # -- estimates the report prints and judges ----------------------------------------------------
+    def ratio(self, num, den):
+        """median(num) / median(den): compare_medians(den, num). None when a side is missing or 0."""
+        if not num or not den:
+            return None
+        mn, md = self.median_ci(num), self.median_ci(den)
+        if not mn.median or not md.median:
+            return None
+        value = mn.median / md.median
+        if len(num) < 2 or len(den) < 2:
+            return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
+        r = self.compare_medians(den, num)
+        range_lo = mn.min / md.max if md.max > 0 else math.inf
+        range_hi = mn.max / md.min if md.min > 0 else math.inf
+        few = len(num) < self.few_runs or len(den) < self.few_runs
+        return Estimate(value, r.lo, r.hi, range_lo, range_hi, few, False, r.verdict)
+
+    def scaled(self, sample, c):
+        """median(sample) / c for a constant c > 0, with the median's own interval (min..max below six
+        runs, so the range rule is in it already)."""
+        if not sample or not c or c <= 0:
+            return None
+        m = self.median_ci(sample)
+        if m.n == 0:
+            return None
+        value, lo, hi = m.median / c, m.lo / c, m.hi / c
+        if m.n < 2:
+            return Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
+        verdict = HIGHER if lo > 1.0 else LOWER if hi < 1.0 else WITHIN_NOISE
+        return Estimate(value, lo, hi, m.min / c, m.max / c, m.n < self.few_runs, False, verdict)
+
+    def geomean(self, pairs):
+        """The geometric mean over cells of median(num) / median(den), pairs = [(num, den)], with the
+        runtime's bootstrap interval (runtime::geomean_ratio: every cell resampled, the interval of the
+        resampled geometric means). It pools all the cells' runs, so the bootstrap alone decides: the
+        range rule is for one cell of fewer than six runs. None when no cell has both medians above 0."""
+        key = tuple((tuple(n), tuple(d)) for n, d in pairs)
+        if key not in self.geomeans:
+            g = self.ask([{"geomean": [[_sample(d), _sample(n)] for n, d in pairs]}])[0]
+            value, lo, hi = _num(g["ratio"]), _num(g["lo"]), _num(g["hi"])
+            if not g["cells"]:
+                est = None
+            elif g["min_runs"] < 2:
+                est = Estimate(value, value, value, value, value, True, True, INSUFFICIENT)
+            else:
+                est = Estimate(value, lo, hi, lo, hi, False, False, g["verdict"])
+            self.geomeans[key] = est
+        return self.geomeans[key]
 
 
 def judge(est, bound, at_least=True):
@@ -400,12 +346,10 @@ def fmt_target(e):
     return f"{text}, runs {e.range_lo:.3f}–{e.range_hi:.3f}x"
 
 
-def fmt_ci(sample):
-    """`8.89 [8.80–9.01]`: the median and its order-statistics interval (min..max below six runs)."""
-    if not sample:
-        return "–"
-    m = median_ci(sample)
-    if m.n == 0:
+def fmt_ci(m):
+    """`8.89 [8.80–9.01]`: a MedianInterval, the median and its order-statistics interval (min..max
+    below six runs)."""
+    if m is None or m.n == 0:
         return "–"
     if m.n < 2:
         return fmt(m.median)
@@ -454,10 +398,10 @@ def rounded(v):
     return int(r) if r.is_integer() and abs(r) < 1e15 else r
 
 
-def summary_entry(scenario, lock, params, threads, values):
+def summary_entry(stats, scenario, lock, params, threads, values):
     """One benchmark of summary.json: the repetitions of each metric, the headline's statistics."""
     headline = METRICS[scenario][0]
-    m = median_ci(values.get(headline, []))
+    m = stats.median_ci(values.get(headline, []))
     entry = {"scenario": scenario, "lock": lock, "params": dict(params), "threads": threads,
              "metric": headline, "unit": UNITS[headline], "n": m.n}
     if m.n:
@@ -467,7 +411,7 @@ def summary_entry(scenario, lock, params, threads, values):
     return entry
 
 
-def summarize_run(data, path):
+def summarize_run(data, path, stats):
     """The summary of a Google Benchmark JSON run (its iteration entries; aggregates ignored)."""
     ctx = data.get("context", {})
     if not isinstance(ctx, dict) or not any(k.startswith("lock.") for k in ctx):
@@ -490,7 +434,7 @@ def summarize_run(data, path):
     if short:
         print(f"report.py: {len(short)} benchmarks have fewer repetitions than asked: "
               + "; ".join(short[:5]), file=sys.stderr)
-    benchmarks = []
+    entries = []
     for key in sorted(runs, key=sort_key):
         scenario, lock, params, threads = key
         reps = sorted(runs[key], key=lambda r: r.get("repetition_index", 0))
@@ -503,7 +447,10 @@ def summarize_run(data, path):
             vals = [rounded(v) for v in vals if math.isfinite(v)]
             if vals and not (metric == "capped" and not any(vals)):  # capped: only where it happened
                 values[metric] = vals
-        benchmarks.append(summary_entry(scenario, lock, params, threads, values))
+        entries.append((scenario, lock, params, threads, values))
+    stats.prefetch(values[METRICS[scenario][0]] for scenario, _, _, _, values in entries
+                   if METRICS[scenario][0] in values)  # one request line for every headline
+    benchmarks = [summary_entry(stats, *e) for e in entries]
     if not benchmarks:
         raise ReportError(f"{path}: no spinwise-bench results in it")
     reps = max(e["n"] for e in benchmarks)
@@ -521,8 +468,9 @@ def sort_key(key):
     return SCENARIOS.index(scenario), lock, params, threads
 
 
-def load_input(path):
-    """The summary of `path`: a spinwise-bench JSON run or a summary.json."""
+def read_input(path):
+    """The JSON of `path`, checked: a spinwise-bench JSON run (summarize_run makes its summary) or a
+    summary.json."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -532,7 +480,7 @@ def load_input(path):
         raise ReportError(f"{path}: no 'benchmarks' list; is this Google Benchmark JSON output "
                           "or a report.py summary.json?")
     if data.get("format") != SUMMARY_FORMAT:
-        return summarize_run(data, path)
+        return data
     if data.get("version") != SUMMARY_VERSION:
         raise ReportError(f"{path}: summary version {data.get('version')}; this report.py reads {SUMMARY_VERSION}")
     if not isinstance(data.get("context"), dict):
@@ -587,8 +535,10 @@ def write_summary(path, summary):
 
 # -- the report --------------------------------------------------------------------------------
 class Report:
-    def __init__(self, ctx, kinds, fifo, results, errors):
+    def __init__(self, ctx, kinds, fifo, results, errors, stats):
         self.ctx, self.kinds, self.fifo, self.results, self.errors = ctx, kinds, fifo, results, errors
+        self.stats = stats
+        stats.prefetch(v for m in results.values() for v in m.values())  # every median, one request line
         self.lines = []
         self.plots = []  # (path, title, ylabel, logscale, {lock: {threads: (median, lo, hi)}})
         self.run = run_context.from_tool(ctx)
@@ -614,7 +564,11 @@ class Report:
     def get(self, scenario, lock, params, threads, metric):
         """The median of the repetitions, or None."""
         s = self.sample(scenario, lock, params, threads, metric)
-        return None if s is None else median(s)
+        return None if s is None else self.stats.median(s)
+
+    def fmt_ci(self, sample):
+        """`8.89 [8.80–9.01]` of a sample, or – without one."""
+        return fmt_ci(self.stats.median_ci(sample) if sample else None)
 
     def capped(self, scenario, lock, params, threads):
         return any(v > 0 for v in (self.sample(scenario, lock, params, threads, "capped") or []))
@@ -674,18 +628,19 @@ class Report:
                      "`spinwise-bench --repetitions N` (N >= 3) gives the intervals, N >= 4 the verdicts on ratios.")
             self.out()
             return
-        cov = order_interval_coverage(self.reps, 1)
-        too_few = ("" if self.reps >= MIN_RUNS else
-                   f" With {self.reps} repetitions no ratio is judged against 1 (a verdict needs {MIN_RUNS} a side: "
+        cov = self.stats.coverage(self.reps, 1)
+        min_runs = self.stats.min_runs  # the runtime's kMinRunsForVerdict
+        too_few = ("" if self.reps >= min_runs else
+                   f" With {self.reps} repetitions no ratio is judged against 1 (a verdict needs {min_runs} a side: "
                    f"two samples of {self.reps} runs of one lock have disjoint ranges "
-                   f"{2 / math.comb(2 * self.reps, self.reps):.0%} of the time, {MIN_RUNS} a side "
-                   f"{2 / math.comb(2 * MIN_RUNS, MIN_RUNS):.1%}), so every ratio "
+                   f"{2 / math.comb(2 * self.reps, self.reps):.0%} of the time, {min_runs} a side "
+                   f"{2 / math.comb(2 * min_runs, min_runs):.1%}), so every ratio "
                    "carries `≈` (not shown to differ from 1); read the interval, or run "
-                   f"`spinwise-bench --repetitions {MIN_RUNS}` or more.")
+                   f"`spinwise-bench --repetitions {min_runs}` or more.")
         self.out(f"**How sure:** each figure comes from the {self.reps} repetitions of each benchmark. A ratio "
                  "is written `1.23x [1.10–1.31]`: the ratio of the two medians and its 95% bootstrap "
-                 f"interval ({RESAMPLES} resamples, fixed seed). A leading `≈` marks a ratio not shown to differ "
-                 "from 1: the interval holds 1, or with fewer than six repetitions a side the two locks' "
+                 f"interval ({self.stats.resamples} resamples, fixed seed). A leading `≈` marks a ratio not shown "
+                 "to differ from 1: the interval holds 1, or with fewer than six repetitions a side the two locks' "
                  "min..max ranges overlap, or there are too few repetitions to judge (the rule of `include/spinwise/runtime/uncertainty.hpp`, the one "
                  f"`spinwise-stress --compare` applies).{too_few} An absolute figure is written `median [lo–hi]`, "
                  "lo–hi the median's distribution-free interval: below six repetitions that is min..max, "
@@ -711,8 +666,8 @@ class Report:
     def over_oneway(self, sample):
         samples, const = self.oneway()
         if samples is not None:
-            return ratio_estimate(sample, samples)
-        return scaled_estimate(sample, const)
+            return self.stats.ratio(sample, samples)
+        return self.stats.scaled(sample, const)
 
     def own_oneway(self, lock):
         """The one-way latency spinwise-bench measured right after each of `lock`'s handoff
@@ -730,7 +685,7 @@ class Report:
         p50 = self.sample("handoff", lock, (), 1, "p50_ns")
         own = self.own_oneway(lock)
         if own is not None:
-            return scaled_estimate([p / c for p, c in zip(p50, own)], 1.0)
+            return self.stats.scaled([p / c for p, c in zip(p50, own)], 1.0)
         return self.over_oneway(p50)
 
     def best(self, kind, scenario, params, threads, metric, higher_better):
@@ -769,8 +724,8 @@ class Report:
             rows = []
             for lock in locks:
                 v = s(lock)
-                rows.append([lock, self.kind(lock), fmt_ci(v), fmt_est(ratio_estimate(v, floor), unit=""),
-                             fmt_est(ratio_estimate(ref, v)), fmt_est(ratio_estimate(bestv, v))])
+                rows.append([lock, self.kind(lock), self.fmt_ci(v), fmt_est(self.stats.ratio(v, floor), unit=""),
+                             fmt_est(self.stats.ratio(ref, v)), fmt_est(self.stats.ratio(bestv, v))])
             self.table(["lock", "kind", "ns", "time ÷ xchg floor", f"vs {refname}",
                         f"vs best peer ({best[0] if best else '–'})"], rows, text_columns=2)
 
@@ -780,8 +735,8 @@ class Report:
             return
         samples, const = self.oneway()
         if samples is not None:
-            c2c = (f"(CAS ping-pong, half a round trip): p50 {fmt_ci(samples)} ns, p99 "
-                   f"{fmt_ci(self.sample('handoff', 'c2c_oneway', (), 1, 'p99_ns'))} ns")
+            c2c = (f"(CAS ping-pong, half a round trip): p50 {self.fmt_ci(samples)} ns, p99 "
+                   f"{self.fmt_ci(self.sample('handoff', 'c2c_oneway', (), 1, 'p99_ns'))} ns")
         else:
             c2c = f"between the same two CPUs (half a round trip of one cache line, median of runs): {fmt(const)} ns"
         own = [c for lock in locks for c in (self.own_oneway(lock) or [])]
@@ -803,9 +758,10 @@ class Report:
         for lock in locks:
             g = lambda m: self.sample("handoff", lock, (), 1, m)  # noqa: E731
             mark = "*" if self.capped("handoff", lock, (), 1) else ""
-            rows.append([lock + mark, self.kind(lock), fmt_ci(g("p50_ns")), fmt_ci(g("p90_ns")), fmt_ci(g("p99_ns")),
-                         fmt_ci(g("p999_ns")), fmt_est(self.handoff_over_oneway(lock), unit=""),
-                         fmt_est(ratio_estimate(ref, g("p50_ns"))), fmt_est(ratio_estimate(bestv, g("p50_ns")))])
+            rows.append([lock + mark, self.kind(lock), self.fmt_ci(g("p50_ns")), self.fmt_ci(g("p90_ns")),
+                         self.fmt_ci(g("p99_ns")),
+                         self.fmt_ci(g("p999_ns")), fmt_est(self.handoff_over_oneway(lock), unit=""),
+                         fmt_est(self.stats.ratio(ref, g("p50_ns"))), fmt_est(self.stats.ratio(bestv, g("p50_ns")))])
         self.table(["lock", "kind", "p50 ns", "p90 ns", "p99 ns", "p99.9 ns", "p50 ÷ one-way",
                     f"vs {EXCLUSIVE_REF}", f"vs best peer ({best[0] if best else '–'})"], rows, text_columns=2)
 
@@ -836,8 +792,8 @@ class Report:
                      f"non-spinwise lock per thread count by median):")
             self.out()
             head = ["lock"] + [f"{t} thr" for t in threads]
-            rows = [[f"**{ref_name}** (acq/s)"] + [fmt_ci(refv[t]) for t in threads],
-                    ["**best peer** (acq/s)"] + [f"{fmt_ci(bestv[t])} {best[t][0]}" if best[t] else "–"
+            rows = [[f"**{ref_name}** (acq/s)"] + [self.fmt_ci(refv[t]) for t in threads],
+                    ["**best peer** (acq/s)"] + [f"{self.fmt_ci(bestv[t])} {best[t][0]}" if best[t] else "–"
                                                  for t in threads]]
             self.table(head, rows)
             for title, against in ((f"Throughput ratio vs {ref_name}", refv),
@@ -849,7 +805,7 @@ class Report:
                     cells = [lock + (" (fifo)" if lock in self.fifo else "")]
                     for t in threads:
                         mark = "*" if self.capped(scenario, lock, params, t) else ""
-                        cells.append(fmt_est(ratio_estimate(s(lock, t), against[t])) + mark)
+                        cells.append(fmt_est(self.stats.ratio(s(lock, t), against[t])) + mark)
                     rows.append(cells)
                 self.table(head, rows)
             for metric, title in (("fair_cov", "Fairness: coefficient of variation of per-thread acquisitions "
@@ -858,7 +814,7 @@ class Report:
                                   ("csw_per_acq", "Context switches per acquisition")):
                 self.out(title + ":")
                 self.out()
-                rows = [[lock] + [fmt_ci(s(lock, t, metric)) for t in threads] for lock in locks]
+                rows = [[lock] + [self.fmt_ci(s(lock, t, metric)) for t in threads] for lock in locks]
                 self.table(head, rows)
             # One plot of the locks with their default policies beside the peers, and, where
             # there are policy variants, one of those with the reference: 20 lines do not read.
@@ -876,7 +832,7 @@ class Report:
                         series[lock] = {}
                         for t in threads:
                             v = s(lock, t, metric)
-                            m = median_ci(v) if v else None
+                            m = self.stats.median_ci(v) if v else None
                             series[lock][t] = (m.median, m.lo, m.hi) if m and m.n else None
                     path = os.path.join(plot_dir, f"{slug}_{group}_{metric}.png")
                     title = f"{heading}, {'policy variants' if group == 'policies' else 'locks'}: {param_text(params)}"
@@ -908,12 +864,12 @@ class Report:
 
         un = lambda lock: self.sample("uncontended", lock, (), 1, "real_ns")  # noqa: E731
         floor, ttas, stdm = un("xchg_floor"), un("ttas_mutex"), un(EXCLUSIVE_REF)
-        e = ratio_estimate(ttas, floor)
+        e = self.stats.ratio(ttas, floor)
         add("uncontended ttas_mutex within 1.1x of the xchg floor", judge(e, 1.1, at_least=False),
-            f"ttas_mutex {fmt_ci(ttas)} ns / floor {fmt_ci(floor)} ns = {fmt_target(e)}")
-        e = ratio_estimate(stdm, ttas)
+            f"ttas_mutex {self.fmt_ci(ttas)} ns / floor {self.fmt_ci(floor)} ns = {fmt_target(e)}")
+        e = self.stats.ratio(stdm, ttas)
         add("uncontended ttas_mutex at least 2x faster than std::mutex", judge(e, 2.0),
-            f"std::mutex {fmt_ci(stdm)} ns / ttas_mutex {fmt_ci(ttas)} ns = {fmt_target(e)}")
+            f"std::mutex {self.fmt_ci(stdm)} ns / ttas_mutex {self.fmt_ci(ttas)} ns = {fmt_target(e)}")
 
         keys = sorted({(k[2], k[3]) for k in self.results if k[0] == "contended"})
         con = lambda lock, params, t, m="acq_per_s": self.sample("contended", lock, params, t, m)  # noqa: E731
@@ -923,14 +879,14 @@ class Report:
             bp = self.best_peer("contended", params, t, "acq_per_s", True)
             if not bs or not bp:
                 continue
-            e = ratio_estimate(con(bs[0], params, t), con(bp[0], params, t))
+            e = self.stats.ratio(con(bs[0], params, t), con(bp[0], params, t))
             best_cells.append((f"{param_text(params)}, {t} thr: {bs[0]} vs {bp[0]}", fmt_target(e),
                                judge(e, 1.0)))
             if bs[0] in self.fifo:
                 cov = con(bs[0], params, t, "fair_cov")
                 if cov is not None:
-                    fair_cells.append((f"{param_text(params)}, {t} thr: {bs[0]} CoV", fmt_ci(cov),
-                                       judge(scaled_estimate(cov, 0.1), 1.0, at_least=False)))
+                    fair_cells.append((f"{param_text(params)}, {t} thr: {bs[0]} CoV", self.fmt_ci(cov),
+                                       judge(self.stats.scaled(cov, 0.1), 1.0, at_least=False)))
         add("every contended scenario: best spinwise lock >= best peer throughput", *cells(best_cells, "scenarios"))
         if fair_cells:
             add("fairness CoV <= 0.1 where the best spinwise lock claims fairness (fifo)",
@@ -946,7 +902,7 @@ class Report:
             for params, t in keys:
                 if not scenario_filter(t):
                     continue
-                e = ratio_estimate(con(lock, params, t), con(ref, params, t))
+                e = self.stats.ratio(con(lock, params, t), con(ref, params, t))
                 if e is not None:
                     found.append((f"{prefix}{param_text(params)}, {t} thr", fmt_target(e), judge(e, at_least)))
             return found
@@ -958,13 +914,13 @@ class Report:
             for params, t in sorted({(k[2], k[3]) for k in self.results if k[0] == scenario}):
                 a = self.sample(scenario, a_lock, params, t, "acq_per_s")
                 b = self.sample(scenario, b_lock, params, t, "acq_per_s")
-                e = ratio_estimate(a, b) if a and b else None
+                e = self.stats.ratio(a, b) if a and b else None
                 if e is not None:
                     pairs.append((a, b))
                     per.append((e, f"{param_text(params)}, {t} thr"))
             if not per:
                 return NOT_MEASURED, "not in this run"
-            geo = geomean_estimate(pairs)
+            geo = self.stats.geomean(pairs)
             lo = min(per, key=lambda x: x[0].value)
             hi = max(per, key=lambda x: x[0].value)
             below = Counter(judge(x, bound).replace(ONE_RUN, "") for x, _ in per)
@@ -979,9 +935,9 @@ class Report:
         for scen, metric, what in (("uncontended", "real_ns", "ns"), ("handoff", "p50_ns", "p50 ns")):
             h = self.sample(scen, "hybrid_mutex", (), 1, metric)
             m = self.sample(scen, EXCLUSIVE_REF, (), 1, metric)
-            e = ratio_estimate(m, h)
+            e = self.stats.ratio(m, h)
             add(f"hybrid_mutex at least matches std::mutex, {scen}", judge(e, 1.0),
-                f"std::mutex {fmt_ci(m)} {what} / hybrid_mutex {fmt_ci(h)} {what} = {fmt_target(e)}")
+                f"std::mutex {self.fmt_ci(m)} {what} / hybrid_mutex {self.fmt_ci(h)} {what} = {fmt_target(e)}")
         oversub16 = (lambda t: self.cpus and t >= 16 * self.cpus)
         add(f"hybrid_mutex beats tbb::spin_mutex at 16x oversubscription ({16 * self.cpus} threads)",
             *cells(vs("hybrid_mutex", "tbb::spin_mutex", oversub16), "scenarios"))
@@ -1032,11 +988,11 @@ class Report:
                     # A window that never opened counts from each thread's start: say how many.
                     win = self.sample("contended", lock, params, t, "fair_window_ms")
                     shut = sum(1 for o in self.sample("contended", lock, params, t, "fair_window_open") or [] if o == 0)
-                    notes = ([f"CPU time ratio {fmt_ci(cpu)}"] if cpu else []) + (
+                    notes = ([f"CPU time ratio {self.fmt_ci(cpu)}"] if cpu else []) + (
                         [f"window {fmt(min(win))}–{fmt(max(win))} ms"
                          + (f", {shut} from each thread's start" if shut else "")] if win else [])
-                    text = fmt_ci(r) + (f" ({'; '.join(notes)})" if notes else "")
-                    found.append((f"{param_text(params)}, {t} thr", text, judge(scaled_estimate(r, 0.3), 1.0)))
+                    text = self.fmt_ci(r) + (f" ({'; '.join(notes)})" if notes else "")
+                    found.append((f"{param_text(params)}, {t} thr", text, judge(self.stats.scaled(r, 0.3), 1.0)))
             add(f"starvation: {lock} slowest/fastest thread's acquisitions >= 0.3 at 16x oversubscription",
                 *cells(found, "scenarios"))
 
@@ -1048,31 +1004,33 @@ class Report:
             own = self.own_oneway(lock)
             samples, const = self.oneway()
             ref = own or samples  # per repetition, else the run's c2c_oneway benchmark
-            c2c = fmt_ci(ref) if ref is not None else fmt(const)
+            c2c = self.fmt_ci(ref) if ref is not None else fmt(const)
             how = ", each repetition over the latency measured after it" if own else ""
             add(f"handoff p50 of {lock} within 3x one-way core-to-core", judge(e, 3.0, at_least=False),
-                f"{fmt_ci(p50)} ns / {c2c} ns = {fmt_target(e)}{how}")
+                f"{self.fmt_ci(p50)} ns / {c2c} ns = {fmt_target(e)}{how}")
         if not any(self.kind(l) == "spinwise" for l in self.locks_in("handoff", ())):
             add("handoff p50 within 3x one-way core-to-core", NOT_MEASURED, "no spinwise lock in this run")
 
         for lock in ("ttas_mutex", "hybrid_mutex"):
             on, off = un(lock + "+stats"), un(lock)
-            e = ratio_estimate(on, off)
+            e = self.stats.ratio(on, off)
             add(f"statistics: uncontended {lock} with statistics within 1.15x of without",
-                judge(e, 1.15, at_least=False), f"{fmt_ci(on)} ns / {fmt_ci(off)} ns = {fmt_target(e)}")
+                judge(e, 1.15, at_least=False), f"{self.fmt_ci(on)} ns / {self.fmt_ci(off)} ns = {fmt_target(e)}")
             add(f"statistics: contended {lock} with statistics within 5% of without (geometric mean)",
                 *geo_vs(lock + "+stats", lock, "contended", 0.95))
 
         # The run-time switches: counting switched off costs what no_stats costs (within 2%);
         # tracking on is reported, with no bound but its own.
         on, off = un("hybrid_mutex+stats_off"), un("hybrid_mutex")
-        e = ratio_estimate(on, off)
+        e = self.stats.ratio(on, off)
         add("statistics: uncontended hybrid_mutex with statistics switched off at run time within 1.02x "
-            "of no_stats", judge(e, 1.02, at_least=False), f"{fmt_ci(on)} ns / {fmt_ci(off)} ns = {fmt_target(e)}")
+            "of no_stats", judge(e, 1.02, at_least=False),
+            f"{self.fmt_ci(on)} ns / {self.fmt_ci(off)} ns = {fmt_target(e)}")
         on = un("hybrid_mutex+tracking")
-        e = ratio_estimate(on, off)
+        e = self.stats.ratio(on, off)
         add("statistics: uncontended hybrid_mutex with holder tracking on (cost, no target)",
-            "reported" if e is not None else NOT_MEASURED, f"{fmt_ci(on)} ns / {fmt_ci(off)} ns = {fmt_target(e)}")
+            "reported" if e is not None else NOT_MEASURED,
+            f"{self.fmt_ci(on)} ns / {self.fmt_ci(off)} ns = {fmt_target(e)}")
 
         # The shared latches' default became time_policy after 0.2.0; <innodb> is the old default (the
         # InnoDB replay) in the same run, so this is the change of default, before/after.
@@ -1106,11 +1064,7 @@ PEERS = ["#7f7f7f", "#8c564b", "#bcbd22", "#17becf", "#e377c2", "#393b79", "#637
 NUDGE = 0.012  # log2 units between neighbouring locks' points: 20 locks span +-12%
 
 
-def gp_quote(s):
-    return "'" + s.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
+def plot(path, title, ylabel, logscale, series, kinds):
     data_path = path[:-4] + ".dat"
     threads = sorted({t for s in series.values() for t in s})
 
@@ -1137,12 +1091,12 @@ def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
                     row += [repr(x), "?", "?", "?"]
             f.write(" ".join(row) + "\n")
     cmds = [
-        "set terminal pngcairo size 1100,650 noenhanced font 'sans,10'",
-        f"set output {gp_quote(path)}",
+        gp.terminal(1100, 650, font="sans,10"),
+        f"set output {gp.quote(path)}",
         "set datafile missing '?'",
-        f"set title {gp_quote(title + ' (bars: interval of the median over the repetitions)')} noenhanced",
+        f"set title {gp.quote(title + ' (bars: interval of the median over the repetitions)')} noenhanced",
         "set xlabel 'threads'",
-        f"set ylabel {gp_quote(ylabel)} noenhanced",
+        f"set ylabel {gp.quote(ylabel)} noenhanced",
         "set logscale x 2",
         "set xtics (" + ", ".join(f"'{t}' {t}" for t in threads) + ")",
         f"set xrange [{threads[0] * 0.85}:{threads[-1] * 1.15}]",
@@ -1165,29 +1119,31 @@ def plot(path, title, ylabel, logscale, series, kinds, gnuplot):
             n_peers += 1
         c = 2 + 4 * i
         style = f"with yerrorlines lw {2.5 if ours else 1.8} dt {1 if ours else 2} pt {pt} ps 0.9 lc rgb '{color}'"
-        plots.append(f"{gp_quote(data_path)} using {c}:{c + 1}:{c + 2}:{c + 3} {style} title {gp_quote(lock)}")
+        plots.append(f"{gp.quote(data_path)} using {c}:{c + 1}:{c + 2}:{c + 3} {style} title {gp.quote(lock)}")
     cmds.append("plot " + ", \\\n     ".join(plots))
-    r = subprocess.run([gnuplot], input="\n".join(cmds) + "\n", text=True, capture_output=True)
-    if r.returncode != 0:
-        raise ReportError(f"gnuplot failed on {path}: {r.stderr.strip()}")
+    try:
+        gp.run(cmds)
+    except gp.PlotError as e:
+        raise ReportError(f"gnuplot failed on {path}: {e}") from None
     return True
 
 
-def make_report(summary, out_dir, gnuplot=None, source="summary"):
-    """Writes out_dir/report.md and, with gnuplot, out_dir/plots/*; returns (report text, plots made)."""
+def make_report(summary, out_dir, stats, plots=False, source="summary"):
+    """Writes out_dir/report.md and, with gnuplot, out_dir/plots/*; returns (report text, plots made).
+    `stats`: a Stats, the runtime that answers every estimate."""
     ctx, kinds, fifo, results, errors = unpack(summary, source)
     plot_dir = os.path.join(out_dir, "plots")
-    rep = Report(ctx, kinds, fifo, results, errors)
+    rep = Report(ctx, kinds, fifo, results, errors, stats)
     text = rep.render(plot_dir)
     os.makedirs(out_dir, exist_ok=True)
     made = 0
-    if gnuplot:
+    if plots:
         os.makedirs(plot_dir, exist_ok=True)
         for old in os.listdir(plot_dir):  # plots/ is ours: no stale plot outlives a re-run
             if old.endswith((".png", ".dat")):
                 os.remove(os.path.join(plot_dir, old))
         for path, title, ylabel, log, series in rep.plots:
-            made += plot(path, title, ylabel, log, series, kinds, gnuplot)
+            made += plot(path, title, ylabel, log, series, kinds)
     else:
         text = "\n".join(l for l in text.split("\n") if not l.startswith("![")) + "\n"
     with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as f:
@@ -1201,16 +1157,19 @@ def main(argv):
                                  "or a summary.json written by this script")
     ap.add_argument("--out", help="output folder (default: the input's folder)")
     ap.add_argument("--no-plots", action="store_true", help="tables only")
+    ap.add_argument("--bench", metavar="PATH",
+                    help=f"the spinwise-bench whose --estimate answers the statistics (default: ${BENCH_ENV}, "
+                         "else one next to the input, in the repository's build folders or on PATH)")
     args = ap.parse_args(argv)
     out_dir = args.out or os.path.dirname(os.path.abspath(args.json))
     try:
-        summary = load_input(args.json)
-        gnuplot = None
-        if not args.no_plots:
-            gnuplot = shutil.which("gnuplot")
-            if gnuplot is None:
-                raise ReportError("gnuplot not found (Debian: gnuplot-nox); use --no-plots for tables only")
-        _, made = make_report(summary, out_dir, gnuplot, args.json)
+        plots = not args.no_plots
+        if plots and not gp.available():
+            raise ReportError("gnuplot not found (Debian: gnuplot-nox); use --no-plots for tables only")
+        data = read_input(args.json)  # a bad input is said first, whatever the spinwise-bench
+        with Stats(find_bench(args.bench, args.json)) as stats:
+            summary = data if data.get("format") == SUMMARY_FORMAT else summarize_run(data, args.json, stats)
+            _, made = make_report(summary, out_dir, stats, plots, args.json)
         write_summary(os.path.join(out_dir, "summary.json"), summary)
     except (ReportError, OSError) as e:
         print(f"report.py: {e}", file=sys.stderr)

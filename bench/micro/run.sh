@@ -9,7 +9,8 @@
 # Writes OUT_DIR/run.json (Google Benchmark JSON with the machine in its context), console.txt,
 # and report.py's summary.json, report.md and plots/*.png. For the committed results only
 # summary.json and report.md go into git, the report remade with `report.py summary.json
-# --no-plots` so that it links no missing image: run.json (7.5-11 MB for a full run) holds nothing
+# --no-plots` (its statistics come from spinwise-bench --estimate, found in this build folder)
+# so that it links no missing image: run.json (7.5-11 MB for a full run) holds nothing
 # the report needs beyond summary.json, and the plots (3.7 MB) are drawn again from it;
 # bench/results/.gitignore keeps them out, with console.txt. Numbers only mean something on an
 # otherwise idle machine: the script says the load average before it starts.
@@ -36,4 +37,4 @@ t0=$(date +%s)
 "$build/bench/micro/spinwise-bench" --mode="$mode" ${SPINWISE_BENCH_FLAGS:-} \
   --benchmark_out="$out/run.json" --benchmark_out_format=json | tee "$out/console.txt"
 echo "bench: $mode run took $(($(date +%s) - t0)) s"
-python3 bench/micro/report.py "$out/run.json" --out "$out"
+python3 bench/micro/report.py "$out/run.json" --out "$out" --bench "$build/bench/micro/spinwise-bench"

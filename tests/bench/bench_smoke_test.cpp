@@ -318,8 +318,9 @@ TEST(BenchQuick, EveryBenchmarkRanWithItsCountersAndTheReportIsMade) {
   }
   const std::string report_dir = kOutDir + "/report";
   std::remove((report_dir + "/report.md").c_str());
-  const result rep = run(
-      quote(kPython) + " " + quote(kReport) + " " + quote(json_path) + " --out " + quote(report_dir), true);
+  const result rep = run(quote(kPython) + " " + quote(kReport) + " " + quote(json_path) + " --out " +
+                             quote(report_dir) + " --bench " + quote(kBench),
+                         true);
   ASSERT_EQ(rep.status, 0) << rep.out;
   std::ifstream md(report_dir + "/report.md");
   ASSERT_TRUE(md) << rep.out;
@@ -357,6 +358,13 @@ TEST(BenchReport, BadInputGetsAClearError) {
       run(quote(kPython) + " " + quote(kReport) + " " + quote(kOutDir + "/no_such.json"), true);
   EXPECT_EQ(missing.status, 1) << missing.out;
   EXPECT_NE(missing.out.find("no_such.json"), std::string::npos) << missing.out;
+  // The quick run with no spinwise-bench to answer the statistics: the report stops and says so.
+  const result no_bench =
+      run(quote(kPython) + " " + quote(kReport) + " " + quote(kOutDir + "/quick.json") + " --out " +
+              quote(kOutDir + "/bad") + " --bench " + quote(kOutDir + "/no_such_bench"),
+          true);
+  EXPECT_EQ(no_bench.status, 1) << no_bench.out;
+  EXPECT_NE(no_bench.out.find("not an executable spinwise-bench"), std::string::npos) << no_bench.out;
 }
 
 }  // namespace

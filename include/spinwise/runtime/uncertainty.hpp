@@ -2,8 +2,9 @@
 // How sure a repeated measurement is: the median of the repeats with its confidence interval, and
 // whether two settings measured interleaved differ by more than their noise (spinwise::runtime).
 //
-// Internal to spinwise's tools (spinwise-stress, spinwise-bench's report), installed with the
-// runtime without a stability promise.
+// Internal to spinwise's tools (spinwise-stress; spinwise-bench --estimate, which answers
+// bench/micro/report.py and bench/compare with it), installed with the runtime without a stability
+// promise.
 //
 // The median's interval is distribution-free (order statistics): for n sorted repeats x(1..n) the
 // interval [x(k), x(n+1-k)] holds the true median with probability
@@ -69,6 +70,12 @@ std::string_view to_string(difference d) noexcept;
 // The fewest runs a side that get a verdict: at four, two samples of one distribution have
 // disjoint ranges with probability 1/35 (2.9%); at three, 1/10 (see the top of this file).
 inline constexpr std::size_t kMinRunsForVerdict = 4;
+// Below this many runs a side the bootstrap is optimistic and the ranges must be disjoint too.
+inline constexpr std::size_t kRangeRuleBelowRuns = 6;
+// The defaults: what spinwise-stress --compare and spinwise-bench's report judge with.
+inline constexpr double kDefaultConfidence = 0.95;
+inline constexpr std::uint64_t kDefaultSeed = 0x5eed;
+inline constexpr std::size_t kDefaultResamples = 4000;
 
 struct ratio_interval {
   double ratio = 0;       // median(B) / median(A)
@@ -81,8 +88,35 @@ struct ratio_interval {
 // two runs a side and a median of A that is not 0 (else all 0); the verdict needs
 // kMinRunsForVerdict runs a side (else insufficient).
 ratio_interval compare_medians(const std::vector<double>& a, const std::vector<double>& b,
-                               double confidence = 0.95, std::uint64_t seed = 0x5eed,
-                               std::size_t resamples = 4000);
+                               double confidence = kDefaultConfidence, std::uint64_t seed = kDefaultSeed,
+                               std::size_t resamples = kDefaultResamples);
+
+// One cell of a geometric mean of ratios: B against A, as compare_medians takes them.
+struct paired_samples {
+  std::vector<double> a, b;
+};
+
+struct geomean_interval {
+  std::size_t cells = 0;     // cells in the mean: those with a median above 0 on both sides
+  std::size_t min_runs = 0;  // the fewest finite runs on a side over those cells
+  double ratio = 0;          // geometric mean over them of median(B) / median(A); 0 without cells
+  double lo = 0, hi = 0;     // bootstrap percentile interval; ratio..ratio below two runs a side
+  double confidence = 0;
+  difference verdict = difference::insufficient;
+};
+
+// The geometric mean over cells of B/A (a summary of one setting against another over a grid,
+// e.g. a lock's throughput over its reference's in every contended cell), with a percentile
+// bootstrap interval: per resample every cell's A, then its B, resampled with replacement (one
+// splitmix64 stream from `seed`, cells in order), the geometric mean of the resampled medians'
+// ratios; a resample in which a median is not above 0 has no logarithm and is left out. Cells
+// whose median is not above 0 on a side are left out of the mean. The interval needs two runs a
+// side in every cell; the verdict kMinRunsForVerdict, and then the bootstrap alone decides: it
+// pools every cell's runs, so the range rule (for one cell of few runs) does not apply. Without a
+// resample left the interval is 0..0 and the verdict insufficient.
+geomean_interval geomean_ratio(const std::vector<paired_samples>& cells,
+                               double confidence = kDefaultConfidence, std::uint64_t seed = kDefaultSeed,
+                               std::size_t resamples = kDefaultResamples);
 
 // The run order that interleaves `settings` settings over `repeats` rounds: round r runs every
 // setting once (0, 1, ..., k-1 in round 0), each later round in a fresh order drawn from `seed`
