@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "gnuplot.hpp"  // src/: the tools' gnuplot
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/atomic_file.hpp"
 #include "spinwise/runtime/c2c.hpp"
@@ -333,21 +334,13 @@ void print_watch_table(const sw::watch_result& r, std::FILE* o) {
   for (const sw::watch_conclusion& c : r.conclusions) std::fprintf(o, "%s\n", c.meaning.c_str());
 }
 
-// gnuplot's single-quoted string: no escapes but a doubled quote.
-std::string gp_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+using sw::detail::gnuplot_quote;
 
 // --plot: like spinwise-stress --png, a data file and a script next to the PNG (same name, .dat
 // and .gp), then gnuplot on the script. "" on success, else why not; the data and the script stay
 // either way, so the plot can be drawn elsewhere.
 std::string plot_watch(const sw::watch_result& r, const std::string& png) {
-  std::string stem = png;
-  const auto dot = stem.rfind('.');
-  const auto slash = stem.rfind('/');
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) stem.resize(dot);
+  const std::string stem = sw::detail::plot_stem(png);
   const std::string dat = stem + ".dat", gp = stem + ".gp";
   {
     // One block per CPU and kind (gnuplot's `index`): seconds since the start, ns per relax.
@@ -367,39 +360,30 @@ std::string plot_watch(const sw::watch_result& r, const std::string& png) {
     const sw::machine_info& m = r.machine;
     f << "# spinwise-calibrate --watch plot (generated)\n"
       << "set terminal pngcairo size 1100,520 font 'sans,10' noenhanced\n"
-      << "set output " << gp_quote(png) << "\n"
+      << "set output " << gnuplot_quote(png) << "\n"
       << "set title "
-      << gp_quote("relax cost over time, every " + fmt("%.0f", r.settings.interval_ms) +
-                  " ms: " + m.cpu_model + ", " + m.virtualization + ", " + r.created)
+      << gnuplot_quote("relax cost over time, every " + fmt("%.0f", r.settings.interval_ms) +
+                       " ms: " + m.cpu_model + ", " + m.virtualization + ", " + r.created)
       << "\nset xlabel 'time (s)'\nset ylabel 'ns per relax (median of each sample)'\n"
       << "set grid\nset key outside right top\nset yrange [0:*]\nset xrange [0:"
       << fmt("%g", r.settings.duration_s) << "]\nset datafile missing 'NaN'\n";
     for (std::size_t i = 0; i < r.conclusions.size(); ++i) {
       const sw::watch_conclusion& c = r.conclusions[i];
       f << "set label " << i + 1 << " "
-        << gp_quote(str(sw::to_string(c.kind)) + ": " + str(sw::to_string(c.status)))
+        << gnuplot_quote(str(sw::to_string(c.kind)) + ": " + str(sw::to_string(c.status)))
         << " at graph 0.01, graph " << fmt("%.2f", 0.05 + 0.05 * static_cast<double>(i)) << "\n";
     }
     f << "plot ";
     for (std::size_t i = 0; i < r.series.size(); ++i) {
       const sw::watch_series& w = r.series[i];
-      f << (i == 0 ? "" : ", \\\n     ") << gp_quote(dat) << " index " << i
+      f << (i == 0 ? "" : ", \\\n     ") << gnuplot_quote(dat) << " index " << i
         << " using 1:2 with linespoints lw 2 pt 7 ps 0.6 title "
-        << gp_quote("cpu " + std::to_string(w.cpu) + " " + str(sw::to_string(w.kind)));
+        << gnuplot_quote("cpu " + std::to_string(w.cpu) + " " + str(sw::to_string(w.kind)));
     }
     f << "\n";
     if (!f) return "cannot write " + gp;
   }
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    return "gnuplot not found (Debian: apt-get install gnuplot-nox); the data is in " + dat +
-           ", the script in " + gp;
-  }
-  std::string quoted = "'";
-  for (char c : gp) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted += "'";
-  const int rc = std::system(("gnuplot " + quoted + " 2>&1").c_str());
-  if (rc != 0) return "gnuplot failed on " + gp + " (status " + std::to_string(rc) + ")";
-  return "";
+  return sw::detail::run_gnuplot(gp, "the data is in " + dat + ", the script in " + gp);
 }
 
 // Why a file cannot be created at `path` ("" when its directory is writable): checked before a

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "gnuplot.hpp"  // src/: the tools' gnuplot
 #include "report.hpp"
 #include "spinwise/runtime/uncertainty.hpp"
 
@@ -234,26 +235,14 @@ std::string gnuplot_script(const std::vector<run_result>& runs, const std::strin
 
 std::string render_png(const std::vector<run_result>& runs, const std::string& png_path,
                        const std::string& title) {
-  std::string gp = png_path;
-  const auto dot = gp.rfind('.');
-  const auto slash = gp.rfind('/');
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) gp.resize(dot);
-  gp += ".gp";
+  const std::string gp = detail::plot_stem(png_path) + ".gp";
   {
     std::ofstream f(gp);
     if (!f) return "cannot write " + gp;
     f << gnuplot_script(runs, png_path, title);
     if (!f) return "cannot write " + gp;
   }
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    return "gnuplot not found (Debian: apt-get install gnuplot-nox); the script is in " + gp;
-  }
-  std::string quoted = "'";
-  for (char c : gp) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted += "'";
-  const int rc = std::system(("gnuplot " + quoted + " 2>&1").c_str());
-  if (rc != 0) return "gnuplot failed on " + gp + " (status " + std::to_string(rc) + ")";
-  return "";
+  return detail::run_gnuplot(gp, "the script is in " + gp);
 }
 
 }  // namespace spinwise::stress
