@@ -67,32 +67,11 @@ struct mcs_waiter_node : mcs_link {
   std::atomic<std::uint64_t> beat{0};
 };
 
-// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). A timed call does not queue:
-// it polls try_lock (lock_shell.hpp's poll_until), so it waits behind every queued thread.
+// The algorithm: its queue (fifo_raw and the shell, detail/lock_shell.hpp, make it a lock).
 template <class Policy, std::uint32_t PatienceUs>
-class mcs_raw : public raw_lock {
- public:
-  using policy = Policy;
+class mcs_raw : public fifo_raw<mcs_raw<Policy, PatienceUs>, Policy> {
+  friend class fifo_raw<mcs_raw, Policy>;
 
-  bool is_locked() const noexcept { return gate_.held(); }
-  // Someone is queued (a racy snapshot, for tests and statistics; a waiter outside the queue is
-  // not counted).
-  bool has_waiters() const noexcept { return !queue_empty(); }
-
- protected:
-  // Free, and nobody queued (a queued waiter keeps its turn).
-  bool try_acquire() noexcept { return queue_empty() && gate_.try_take_free(); }
-  bool acquire_fast() noexcept { return try_acquire(); }
-  void release() noexcept { gate_.release(queue_empty()); }
-
-  template <class Stats>
-  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
-    gate_.template wait<Policy, Stats>(
-        this, site, [this] { return queue_empty(); }, [this](auto& w, auto& m) { this->queued(w, m); });
-    return true;
-  }
-
- private:
   // tail_: null = nobody queued; else the last queued waiter's node. A queued waiter is linked
   // from its predecessor's node once its enqueuer finishes its link store. The holder is not in
   // the queue: a head that takes the lock passes the queue on first.

@@ -14,46 +14,14 @@
 // bounded by the policy's spin_loops; past it a waiter yields between attempts, so it progresses
 // when threads outnumber CPUs (at a yield per attempt).
 
-#include <type_traits>
-
-#include "spinwise/config.hpp"
 #include "spinwise/detail/flag_word.hpp"
 #include "spinwise/detail/lock_shell.hpp"
-#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 
 namespace spinwise {
 
-namespace detail {
-
-// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock).
-template <class Policy>
-class tas_raw : public flag_word {
- public:
-  using policy = Policy;
-
- protected:
-  bool try_acquire() noexcept { return exchange_free(); }
-  bool acquire_fast() noexcept { return exchange_free(); }
-
-  // Where the policy hands off promptly, a round ends early once the word looks free, polled
-  // every kDelayPollNs of relaxes (25 ns on x86), as ttas_mutex does; the default's do not.
-  template <class Stats, class Deadline>
-  SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
-    spin_then_yield<Policy, Stats> wt(this, lock_mode::x, site);
-    do {
-      if (d.expired()) return false;
-      wt.pause(poll_eagerly([this] { return looks_free(); }));
-    } while (!exchange_free());
-    wt.entered();
-    return true;
-  }
-};
-
-}  // namespace detail
-
 template <class Policy, class Stats = no_stats>
-using tas_mutex_t = detail::lock_shell<detail::tas_raw<Policy>, Stats>;
+using tas_mutex_t = detail::lock_shell<detail::flag_raw<Policy, /*kTestFirst=*/false>, Stats>;
 
 struct tas_mutex_tag;
 // Knobs for every tas_mutex: tas_mutex::policy::set_min_delay_ns(...) etc.

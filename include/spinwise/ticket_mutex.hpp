@@ -48,36 +48,20 @@ namespace spinwise {
 
 namespace detail {
 
-// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). A timed call does not queue:
-// it polls try_lock (lock_shell.hpp's poll_until), so it waits behind every queued thread.
+// The algorithm: its queue (fifo_raw and the shell, detail/lock_shell.hpp, make it a lock).
 template <class Policy, std::uint32_t PatienceUs>
-class ticket_raw : public raw_lock {
+class ticket_raw : public fifo_raw<ticket_raw<Policy, PatienceUs>, Policy> {
  public:
-  using policy = Policy;
-
-  bool is_locked() const noexcept { return gate_.held(); }
   // Threads queued (a racy snapshot, for tests and statistics; a waiter outside the queue is not
   // counted, and a head that has just taken the lock until it passes the queue on is).
   std::uint32_t waiting() const noexcept {
     const std::uint64_t q = queue_.load(std::memory_order_relaxed);
     return next_of(q) - head_of(q);
   }
-  bool has_waiters() const noexcept { return !queue_empty(); }
-
- protected:
-  // Free, and nobody queued (a queued waiter keeps its turn).
-  bool try_acquire() noexcept { return queue_empty() && gate_.try_take_free(); }
-  bool acquire_fast() noexcept { return try_acquire(); }
-  void release() noexcept { gate_.release(queue_empty()); }
-
-  template <class Stats>
-  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
-    gate_.template wait<Policy, Stats>(
-        this, site, [this] { return queue_empty(); }, [this](auto& w, auto& m) { this->queued(w, m); });
-    return true;
-  }
 
  private:
+  friend class fifo_raw<ticket_raw, Policy>;
+
   // queue_: the next ticket to hand out (high half) and the ticket at the head (low half), both
   // mod 2^32. next - head = threads queued. The head moves on (low half + 1) when its thread takes
   // the lock, so the holder is not in the queue.

@@ -22,55 +22,14 @@
 // to see the word free and another for its exchange. Figures for one machine:
 // bench/results/report.md in the spinwise repository.
 
-#include <type_traits>
-
-#include "spinwise/config.hpp"
 #include "spinwise/detail/flag_word.hpp"
 #include "spinwise/detail/lock_shell.hpp"
-#include "spinwise/detail/wait_core.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace spinwise {
 
-namespace detail {
-
-// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock).
-template <class Policy>
-class ttas_raw : public flag_word {
- public:
-  using policy = Policy;
-
- protected:
-  // No load first: on an uncontended lock it would only add a shared->exclusive upgrade of the
-  // line.
-  bool acquire_fast() noexcept { return exchange_free(); }
-  // A busy lock costs a load, not a stolen line.
-  bool try_acquire() noexcept { return looks_free() && exchange_free(); }
-
-  // InnoDB's spin: poll, wait a round, poll again; try the exchange only on a free-looking word
-  // and, if another thread won it, keep going on the same budget (MySQL is_free + try_lock).
-  // Where the policy hands off promptly (prompt_time_policy), a round ends early once the word
-  // looks free, polled every kDelayPollNs of relaxes (25 ns on x86) rather than at each counter
-  // check; time_policy's rounds run their course. Budget spent: a yield per poll, to let a
-  // preempted holder run.
-  template <class Stats, class Deadline>
-  SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
-    spin_then_yield<Policy, Stats> wt(this, lock_mode::x, site);
-    do {
-      while (!looks_free()) {
-        if (d.expired()) return false;
-        wt.pause(poll_eagerly([this] { return looks_free(); }));
-      }
-    } while (!exchange_free());
-    wt.entered();
-    return true;
-  }
-};
-
-}  // namespace detail
-
 template <class Policy, class Stats = no_stats>
-using ttas_mutex_t = detail::lock_shell<detail::ttas_raw<Policy>, Stats>;
+using ttas_mutex_t = detail::lock_shell<detail::flag_raw<Policy, /*kTestFirst=*/true>, Stats>;
 
 struct ttas_mutex_tag;
 // Knobs for every ttas_mutex: ttas_mutex::policy::set_spin_wait_delay(...) etc.

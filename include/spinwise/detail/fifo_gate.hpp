@@ -49,6 +49,7 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_site.hpp"
 
@@ -255,6 +256,39 @@ class fifo_gate {
   std::atomic<std::uint64_t> beat_{0};
   std::atomic<std::uint32_t> held_{kFree};
   std::uint32_t pad_ = 0;  // written by the constructor too: a lock is all zeros when free
+};
+
+// A FIFO lock's raw lock (lock_shell.hpp) but its queue: the lock (Queue, which derives from this
+// and names it a friend) has a fifo_gate `gate_`, queue_empty() and queued(w, m), which joins its
+// queue and returns once its thread holds the lock. A timed call does not queue: it polls
+// try_lock (lock_shell.hpp's poll_until), so it waits behind every queued thread.
+template <class Queue, class Policy>
+class fifo_raw : public raw_lock {
+ public:
+  using policy = Policy;
+
+  bool is_locked() const noexcept { return queue().gate_.held(); }
+  // Someone is queued (a racy snapshot, for tests and statistics; a waiter outside the queue is
+  // not counted).
+  bool has_waiters() const noexcept { return !queue().queue_empty(); }
+
+ protected:
+  // Free, and nobody queued (a queued waiter keeps its turn).
+  bool try_acquire() noexcept { return queue().queue_empty() && queue().gate_.try_take_free(); }
+  bool acquire_fast() noexcept { return try_acquire(); }
+  void release() noexcept { queue().gate_.release(queue().queue_empty()); }
+
+  template <class Stats>
+  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
+    Queue& q = queue();
+    q.gate_.template wait<Policy, Stats>(
+        this, site, [&q] { return q.queue_empty(); }, [&q](auto& w, auto& m) { q.queued(w, m); });
+    return true;
+  }
+
+ private:
+  Queue& queue() noexcept { return static_cast<Queue&>(*this); }
+  const Queue& queue() const noexcept { return static_cast<const Queue&>(*this); }
 };
 
 }  // namespace spinwise::detail
