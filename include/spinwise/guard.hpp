@@ -9,8 +9,9 @@
 //   spinwise::shared_lock_guard g(rw);  // shared (lock_shared / unlock_shared)
 //   spinwise::sx_guard g(latch);         // SX of an sx_lock, with upgrade() / downgrade()
 //
-// Both work with any type of the right shape (std::mutex included) and take std::adopt_lock for a
-// lock the caller already holds. With a site, they pass it to a spinwise lock for tracking:
+// The first two work with any type of the right shape (std::mutex included), sx_guard with an
+// sx_lock; all take std::adopt_lock for a lock the caller already holds. With a site, they pass it to a
+// spinwise lock for tracking:
 //
 //   spinwise::lock_guard g(mu, SPINWISE_SITE);
 

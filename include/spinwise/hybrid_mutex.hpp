@@ -88,6 +88,7 @@ class hybrid_raw : public raw_lock {
         continue;
       }
       if (d.expired()) {
+        wt.deadline_passed();
         // A waiter that slept (take == 2) may have been woken by the unlock that freed the word,
         // and lost it to a barging thread that took it as 1. That wake-up was the one the other
         // sleepers had: leaving without a trace would let the barger's unlock (1 -> 0) wake no
@@ -102,7 +103,10 @@ class hybrid_raw : public raw_lock {
       bool slept;
       if constexpr (Deadline::kTimed) {
         const std::chrono::nanoseconds limit = d.park_limit();
-        if (limit.count() <= 0) return false;  // the word is 2 again, by us: the holder's unlock wakes
+        if (limit.count() <= 0) {
+          wt.deadline_passed();
+          return false;  // the word is 2 again, by us: the holder's unlock wakes
+        }
         slept = futex_wait_for(word_, kContended, limit);
       } else {
         slept = futex_wait(word_, kContended);  // returns at once unless still 2

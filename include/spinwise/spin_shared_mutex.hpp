@@ -1,6 +1,6 @@
 #pragma once
 // spin_shared_mutex: a writer-preferring spin reader-writer lock in one 64-bit word
-// (SharedLockable). Called rw_spinlock before 0.2.0; that name stays as an alias (rw_spinlock.hpp).
+// (SharedTimedLockable). Called rw_spinlock before 0.2.0; that name stays as an alias (rw_spinlock.hpp).
 //
 // Readers share, writers exclude everyone. A writer first reserves the lock (the W bit: no new
 // reader enters from then on) and then waits for the readers inside to leave, as InnoDB's X

@@ -77,6 +77,13 @@
 #include "spinwise/innodb_policy.hpp"  // the exact MySQL replay, selected by name
 #include "spinwise/time_policy.hpp"
 
+// Mode checks: unlock(), unlock_sx(), unlock_shared(), upgrade() and downgrade() called without
+// the mode they give up held abort with a message naming the call and the word, instead of leaving
+// the latch locked for good (unlock_sx() while X is held clears nothing), wrapping the S count or
+// setting X and SX together. The word says whether X, SX or S is held, not by whom: a release of a
+// mode another thread holds passes. On wherever NDEBUG is not defined, as assert() is, off where it
+// is; SPINWISE_CHECK_MODES=1 or 0 decides instead. The latch's inline functions differ with it, as
+// with assert(): set it alike in every translation unit of a program.
 #if !defined(SPINWISE_CHECK_MODES)
 #if defined(NDEBUG)
 #define SPINWISE_CHECK_MODES 0

@@ -28,5 +28,7 @@ struct tas_mutex_tag;
 using tas_mutex = tas_mutex_t<exp_backoff_policy<tas_mutex_tag>>;
 
 static_assert(sizeof(tas_mutex) == 4, "tas_mutex is one 32-bit word");
+static_assert(sizeof(tas_mutex::with_stats<struct tas_mutex_tag>) == 4,
+              "statistics live in per-thread shards, not in the lock");
 
 }  // namespace spinwise

@@ -36,5 +36,7 @@ struct ttas_mutex_tag;
 using ttas_mutex = ttas_mutex_t<time_policy<ttas_mutex_tag>>;
 
 static_assert(sizeof(ttas_mutex) == 4, "ttas_mutex is one 32-bit word");
+static_assert(sizeof(ttas_mutex::with_stats<struct ttas_mutex_tag>) == 4,
+              "statistics live in per-thread shards, not in the lock");
 
 }  // namespace spinwise

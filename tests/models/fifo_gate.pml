@@ -93,9 +93,9 @@
  *     are message passing, trivially true under SC; they affect only the order of the default
  *     variant.
  *   - Statistics, TSan hooks, the wait meter: no lock state; left out.
- *   - Timed calls: ticket_mutex and mcs_mutex have none (not TimedLockable; a thread that took a
- *     ticket cannot give it back), so no thread here gives up, except try_lock(), which takes no
- *     ticket.
+ *   - Timed calls: a thread that took a ticket cannot give it back, so ticket_mutex's and
+ *     mcs_mutex's timed calls take none and poll try_lock() until the deadline; no thread here
+ *     gives up, except try_lock(), which takes no ticket.
  *
  * Mutants that must fail (the runner checks all six):
  *   -DMUTANT_HEAD_TAKES_HELD            head_try_take() without `h != kHeld`: its CAS 1 -> 1

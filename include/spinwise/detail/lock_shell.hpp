@@ -5,7 +5,7 @@
 // `with_stats`, a lock-site overload of every acquiring call, the timed forms over a deadline and
 // the std names (Lockable, TimedLockable, SharedLockable, SharedTimedLockable).
 //
-//   using ttas_mutex_t<Policy, Stats> = lock_shell<ttas_raw<Policy>, Stats>
+//   using ttas_mutex_t<Policy, Stats> = lock_shell<flag_raw<Policy, true>, Stats>
 //   using spin_shared_mutex_t<Policy, Stats> = shared_lock_shell<spin_shared_raw<Policy>, Stats>
 //
 // A raw lock (Raw) provides, for the exclusive mode:
@@ -52,20 +52,21 @@ class raw_lock {
   static void x_releasing() noexcept {}
 };
 
-// A timed wait of a lock whose own wait cannot give up (it queued, or reserved the lock): polls
-// `take` between the Policy's rounds, then a yield per poll, until it succeeds (true) or the
-// deadline passes (false). It never takes a place, so it waits behind every waiter that does.
+// A timed wait of a lock whose own wait cannot give up (it queued, or reserved the lock), called
+// once `take` has failed: until the deadline passes (false), a Policy round, then a yield, between
+// polls of `take` (true once it succeeds). It never takes a place, so it waits behind every waiter
+// that does. A deadline that has passed leaves the call the try_lock it was.
 template <class Policy, class Stats, class Deadline, class Take>
 SPINWISE_COLD bool poll_until(const void* lock, lock_mode m, lock_site site, const Deadline& d,
                               Take&& take) noexcept {
   spin_then_yield<Policy, Stats> wt(lock, m, site);  // reports only a wait that ends in the lock
   for (;;) {
+    if (d.expired()) return false;
+    wt.pause();
     if (take()) {
       wt.entered();
       return true;
     }
-    if (d.expired()) return false;
-    wt.pause();
   }
 }
 

@@ -118,9 +118,10 @@ class one_wait {
   one_wait(const void* lock, lock_mode m, lock_site site) noexcept : m_(lock, m, site) {}
 
  protected:
-  // The wait ended in the lock; won: its last spin budget paid off.
-  void report(bool won) noexcept {
-    finish_spin(w, won);
+  // The wait ended in the lock; won: its last spin budget paid off (learnt: the budget's outcome
+  // was told already).
+  void report(bool won, bool learnt = false) noexcept {
+    if (!learnt) finish_spin(w, won);
     m_.account(w);
     m_.done();
   }
@@ -155,7 +156,14 @@ class park_episodes : public one_wait<Policy, Stats> {
   }
   // The wait ended in the lock: a spin won if the lock was taken before the episode's yield (the
   // poll after its budget's last round included), lost after it.
-  void entered() noexcept { this->report(!yielded_); }
+  void entered() noexcept { this->report(!yielded_, learnt_); }
+  // A timed wait's deadline passed: a spent budget is a spin lost, one not spent says nothing (a
+  // deadline is not a lost spin), and what follows (a timed hybrid_mutex waiter that slept takes
+  // the lock back as it leaves) teaches nothing either.
+  void deadline_passed() noexcept {
+    if (!learnt_ && this->w.is_completed()) finish_spin(this->w, false);
+    learnt_ = true;
+  }
   // After the park (slept: the thread did sleep in the kernel): a fresh episode.
   void next_episode(bool slept) noexcept {
     if (slept) this->m_.parked();
@@ -167,6 +175,7 @@ class park_episodes : public one_wait<Policy, Stats> {
 
  private:
   bool yielded_ = false;
+  bool learnt_ = false;  // deadline_passed() told the budget's outcome
 };
 
 // One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
