@@ -221,14 +221,20 @@ using patient_ticket = spinwise::ticket_mutex_t<spinwise::no_backoff_policy<spin
                                                 spinwise::no_stats, kSecondUs>;
 using patient_mcs = spinwise::mcs_mutex_t<spinwise::no_backoff_policy<spinwise::mcs_mutex_tag>,
                                           spinwise::no_stats, kSecondUs>;
-bool two_queued(patient_ticket& m) { return m.waiting() == 2; }
-bool two_queued(patient_mcs& m) {
-  // The tail (the lock's first member) is a node that is not the head: someone is queued ahead.
-  // The nodes live while their threads wait, and neither can stop waiting while the caller or a
-  // stopped thread holds its turn.
+// How each lock shows that another thread joined its queue after `last` (what last_queued() said
+// then), without touching a waiter's memory (a node lives on its thread's stack, and ThreadSanitizer
+// ignores the lock's own accesses there: it cannot see the node published). ticket_mutex counts
+// its queue; mcs_mutex's tail (its first member) is the last queued waiter's node, which moves
+// when another joins.
+const void* last_queued(patient_ticket&) { return nullptr; }
+const void* last_queued(patient_mcs& m) {
   static_assert(std::is_standard_layout_v<patient_mcs>);
-  const auto* tail = reinterpret_cast<std::atomic<spinwise::detail::mcs_waiter_node*>*>(&m)->load();
-  return tail != nullptr && tail->head.load() == 0;
+  return reinterpret_cast<std::atomic<const void*>*>(&m)->load();
+}
+bool joined_after(patient_ticket& m, const void*) { return m.waiting() == 2; }
+bool joined_after(patient_mcs& m, const void* last) {
+  const void* tail = last_queued(m);
+  return tail != nullptr && tail != last;
 }
 
 template <class Lock>
@@ -251,19 +257,21 @@ std::vector<int> order_after_a_handoff_to_a_stopped_head() {
     m.unlock();
   });
   while (!m.has_waiters()) std::this_thread::yield();  // a is the head
+  const void* a_queued = last_queued(m);
   std::thread b([&] {
     m.lock();
     order.push_back(1);
     got.fetch_add(1);
     m.unlock();
   });
-  while (!two_queued(m)) std::this_thread::yield();  // b is behind a
+  while (!joined_after(m, a_queued)) std::this_thread::yield();  // b is behind a
+  const void* b_queued = last_queued(m);
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
   stall(b);
   m.unlock();
   // Until a has its second turn (the bug) or waits behind b (queued: b, still stopped, is the head
   // and a behind it).
-  while (!(a_asks_again.load() && (got.load() == 2 || two_queued(m)))) std::this_thread::yield();
+  while (!(a_asks_again.load() && (got.load() == 2 || joined_after(m, b_queued)))) std::this_thread::yield();
   g_head_go = true;
   a.join();
   b.join();

@@ -109,18 +109,22 @@ void expect_hold_at(M& m, const sw::lock_site& site, Take take, Release release,
   EXPECT_TRUE(holds_of(&m).empty()) << call;
 }
 
-// The caller holds `m`; `take` runs in a thread and must wait. Its listed wait names `site`.
-template <class M, class Take, class Release>
-void expect_wait_at(M& m, const sw::lock_site& site, Take take, Release release, const char* call) {
+// The caller holds `m`; `take` runs in a thread and must wait, and `give_back` releases what it
+// took in that thread. Its listed wait names `site`; `release` then ends the caller's hold.
+template <class M, class Take, class GiveBack, class Release>
+void expect_wait_at(M& m, const sw::lock_site& site, Take take, GiveBack give_back, Release release,
+                    const char* call) {
   std::atomic<pid_t> tid{0};
   std::atomic<bool> got{false};
   std::thread waiter([&] {
     tid.store(this_tid());
-    got.store(take());
+    const bool ok = take();
+    if (ok) give_back();
+    got.store(ok);
   });
   const sw::tracked_lock w = await_wait(tid, &m);
   EXPECT_EQ(w.site, site_text(site)) << call << " did not pass its site to its wait";
-  release();  // the caller's hold
+  release();
   waiter.join();
   EXPECT_TRUE(got.load()) << call;
 }
@@ -211,25 +215,22 @@ TYPED_TEST(LockSurface, AWaitIsListedAtTheSiteOfTheCallThatWaits) {
   using M = typename TypeParam::template with_stats<surface_class>;
   M m;
   const sw::lock_site a = SPINWISE_SITE, b = SPINWISE_SITE;
+  const auto unlock = [&] { m.unlock(); };
   m.lock();
   expect_wait_at(
-      m, a, [&] { return m.lock(a), true; }, [&] { m.unlock(); }, "lock(site)");
-  m.unlock();  // the waiter's
+      m, a, [&] { return m.lock(a), true; }, unlock, unlock, "lock(site)");
   m.lock();
   expect_wait_at(
-      m, b, [&] { return m.try_lock_for(std::chrono::hours(1), b); }, [&] { m.unlock(); },
-      "try_lock_for(site)");
-  m.unlock();
+      m, b, [&] { return m.try_lock_for(std::chrono::hours(1), b); }, unlock, unlock, "try_lock_for(site)");
   if constexpr (is_shared<M>::value) {
+    const auto unlock_shared = [&] { m.unlock_shared(); };
     m.lock();
     expect_wait_at(
-        m, a, [&] { return m.lock_shared(a), true; }, [&] { m.unlock(); }, "lock_shared(site)");
-    m.unlock_shared();
+        m, a, [&] { return m.lock_shared(a), true; }, unlock_shared, unlock, "lock_shared(site)");
     m.lock();
     expect_wait_at(
-        m, b, [&] { return m.try_lock_shared_for(std::chrono::hours(1), b); }, [&] { m.unlock(); },
+        m, b, [&] { return m.try_lock_shared_for(std::chrono::hours(1), b); }, unlock_shared, unlock,
         "try_lock_shared_for(site)");
-    m.unlock_shared();
   }
   EXPECT_TRUE(holds_of(&m).empty());
 }
