@@ -141,9 +141,10 @@ class hybrid_shared_raw : public raw_lock {
   // --- shared -------------------------------------------------------------------------------
 
   // acquire pairs with the release in release().
-  bool acquire_shared_fast() noexcept {
+  first_try<std::uint64_t> acquire_shared_fast() noexcept {
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    return word::try_enter_reader(state_, s);
+    const bool ok = word::try_enter_reader(state_, s);
+    return {ok, s};
   }
   // Fails while a writer is inside or draining the readers (writer preference), never
   // spuriously otherwise.
@@ -158,10 +159,14 @@ class hybrid_shared_raw : public raw_lock {
     }
   }
 
+  // s: the word lock_shared()'s failed first attempt saw; a timed call starts from a fresh load.
   template <class Stats, class Deadline>
   SPINWISE_COLD bool acquire_shared_slow(const Deadline& d, lock_site site) noexcept {
+    return acquire_shared_slow<Stats>(d, site, state_.load(std::memory_order_relaxed));
+  }
+  template <class Stats, class Deadline>
+  SPINWISE_COLD bool acquire_shared_slow(const Deadline& d, lock_site site, std::uint64_t s) noexcept {
     park_episodes<Policy, Stats> wt(this, lock_mode::s, site);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
     const auto entered = [&wt] {
       wt.entered();
       return true;

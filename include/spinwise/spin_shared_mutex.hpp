@@ -72,9 +72,10 @@ class spin_shared_raw : public raw_lock {
   // --- exclusive ----------------------------------------------------------------------------
 
   // acquire pairs with the release in release / release_shared.
-  bool acquire_fast() noexcept {
+  first_try<std::uint64_t> acquire_fast() noexcept {
     std::uint64_t s;
-    return word::try_enter_writer(state_, s);
+    const bool ok = word::try_enter_writer(state_, s);
+    return {ok, s};
   }
   bool try_acquire() noexcept { return word::try_lock(state_); }
 
@@ -86,9 +87,10 @@ class spin_shared_raw : public raw_lock {
   // --- shared -------------------------------------------------------------------------------
 
   // acquire pairs with the release in release().
-  bool acquire_shared_fast() noexcept {
+  first_try<std::uint64_t> acquire_shared_fast() noexcept {
     std::uint64_t s = state_.load(std::memory_order_relaxed);
-    return word::try_enter_reader(state_, s);
+    const bool ok = word::try_enter_reader(state_, s);
+    return {ok, s};
   }
   // Fails while a writer is inside or draining the readers (writer preference), never
   // spuriously otherwise.
@@ -99,10 +101,10 @@ class spin_shared_raw : public raw_lock {
     state_.fetch_sub(kReaderOne, std::memory_order_release);
   }
 
+  // s: the word the failed first attempt saw (lock_shell.hpp's first_try), here and below.
   template <class Stats>
-  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
+  SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site, std::uint64_t s) noexcept {
     spin_then_yield<Policy, Stats> wt(this, lock_mode::x, site);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
     // Reserve: wait for no writer inside or draining and no readers' turn, then (W): 0 -> 1.
     // From here no reader enters. acquire pairs with the release in unlock.
     for (;;) {
@@ -125,9 +127,8 @@ class spin_shared_raw : public raw_lock {
   }
 
   template <class Stats>
-  SPINWISE_COLD bool acquire_shared_slow(no_deadline, lock_site site) noexcept {
+  SPINWISE_COLD bool acquire_shared_slow(no_deadline, lock_site site, std::uint64_t s) noexcept {
     spin_then_yield<Policy, Stats> wt(this, lock_mode::s, site);
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
     // Enter if no writer is inside or draining; otherwise queue.
     for (;;) {
       if (word::reader_may_enter(s)) {

@@ -14,7 +14,9 @@
 //   public:    bool is_locked() const  (and any other racy snapshot it offers)
 //   protected: bool try_acquire()      try_lock: never waits
 //              bool acquire_fast()     lock()'s first attempt (ttas: an exchange, where try_acquire
-//                                      loads first)
+//                                      loads first); or first_try<Word>, which also carries the word
+//                                      the failed attempt saw, and lock() passes it on as
+//                                      acquire_slow's third argument
 //              template <class Stats, class Deadline> bool acquire_slow(const Deadline&, lock_site)
 //                                      the wait once acquire_fast failed; false only when a timed
 //                                      deadline passed. Without kTimedWaits it is only ever given
@@ -70,6 +72,17 @@ SPINWISE_COLD bool poll_until(const void* lock, lock_mode m, lock_site site, con
   }
 }
 
+// What an acquire_fast may return instead of bool: whether it took the lock and, when not, the
+// word its failed CAS saw. lock()'s wait starts from that word: a reload right after the CAS
+// would often see a newer one, and a waiter that saw the lock busy would retry at once instead
+// of pausing first (spin_shared_mutex lost 3% at 32 threads on 2 CPUs that way).
+template <class Word>
+struct first_try {
+  bool ok;
+  Word seen;
+  explicit operator bool() const noexcept { return ok; }
+};
+
 constexpr unsigned try_flags(unsigned f, bool ok) noexcept {
   return f | tsan::kTryLock | (ok ? 0u : tsan::kTryLockFailed);
 }
@@ -95,7 +108,13 @@ class SPINWISE_CAPABILITY("mutex") lock_shell : public Raw {
   // The same, with the caller's site for lock tracking: lock(SPINWISE_SITE). So for every call.
   void lock(lock_site site) noexcept SPINWISE_ACQUIRE() {
     tsan::pre_lock(this, 0);
-    if (SPINWISE_UNLIKELY(!this->acquire_fast())) this->template acquire_slow<Stats>(no_deadline{}, site);
+    if (const auto r = this->acquire_fast(); SPINWISE_UNLIKELY(!r)) {
+      if constexpr (std::is_same_v<decltype(r), const bool>) {
+        this->template acquire_slow<Stats>(no_deadline{}, site);
+      } else {
+        this->template acquire_slow<Stats>(no_deadline{}, site, r.seen);
+      }
+    }
     Stats::on_acquire(this, lock_mode::x, site);
     tsan::post_lock(this, 0);
     this->x_held(0);
@@ -160,8 +179,13 @@ class SPINWISE_CAPABILITY("mutex") shared_lock_shell : public lock_shell<Raw, St
   void lock_shared() noexcept SPINWISE_ACQUIRE_SHARED() { lock_shared(lock_site{}); }
   void lock_shared(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
     tsan::pre_lock(this, tsan::kReadLock);
-    if (SPINWISE_UNLIKELY(!this->acquire_shared_fast()))
-      this->template acquire_shared_slow<Stats>(no_deadline{}, site);
+    if (const auto r = this->acquire_shared_fast(); SPINWISE_UNLIKELY(!r)) {
+      if constexpr (std::is_same_v<decltype(r), const bool>) {
+        this->template acquire_shared_slow<Stats>(no_deadline{}, site);
+      } else {
+        this->template acquire_shared_slow<Stats>(no_deadline{}, site, r.seen);
+      }
+    }
     Stats::on_acquire(this, lock_mode::s, site);
     tsan::post_lock(this, tsan::kReadLock);
   }

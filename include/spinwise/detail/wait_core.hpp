@@ -148,6 +148,11 @@ class park_episodes : public one_wait<Policy, Stats> {
       return true;
     }
     if (!yielded_) {
+      // The budget is spent and the lock still busy: a spin lost, learnt now, before the yield
+      // and the sleep (learnt after the sleep, the class would hear of a parked waiter's loss
+      // only once it woke, while the wins of the running waiters came in at once).
+      if (!learnt_) finish_spin(this->w, false);
+      learnt_ = true;
       yielded_ = true;
       this->m_.yield();
       return true;
@@ -155,7 +160,7 @@ class park_episodes : public one_wait<Policy, Stats> {
     return false;
   }
   // The wait ended in the lock: a spin won if the lock was taken before the episode's yield (the
-  // poll after its budget's last round included), lost after it.
+  // poll after its budget's last round included); one taken after it was learnt lost at the yield.
   void entered() noexcept { this->report(!yielded_, learnt_); }
   // A timed wait's deadline passed: a spent budget is a spin lost, one not spent says nothing (a
   // deadline is not a lost spin), and what follows (a timed hybrid_mutex waiter that slept takes
@@ -167,15 +172,15 @@ class park_episodes : public one_wait<Policy, Stats> {
   // After the park (slept: the thread did sleep in the kernel): a fresh episode.
   void next_episode(bool slept) noexcept {
     if (slept) this->m_.parked();
-    finish_spin(this->w, false);
-    this->m_.account(this->w);
+    this->m_.account(this->w);  // its loss was learnt at the yield
     this->w = typename Policy::waiter{};
     yielded_ = false;
+    learnt_ = false;
   }
 
  private:
   bool yielded_ = false;
-  bool learnt_ = false;  // deadline_passed() told the budget's outcome
+  bool learnt_ = false;  // the budget's outcome was told (at the yield, or by deadline_passed())
 };
 
 // One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
