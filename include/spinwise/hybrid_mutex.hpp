@@ -97,7 +97,7 @@ class hybrid_raw : public raw_lock {
         if (take == kContended && word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
         return false;  // a thread that never slept consumed no wake-up: nothing to restore
       }
-      if (wt.pause(looks_free)) continue;  // a round, or InnoDB's one yield before the OS wait
+      if (wt.step(looks_free)) continue;  // a round; after the budget InnoDB's one yield, then the OS wait
       // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
       if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
       bool slept;

@@ -23,12 +23,12 @@
  *
  * Abstractions, and why each is sound:
  *   - Spin budgets and randomized delays (Policy::waiter, the polls of acquire_slow between
- *     park_episodes' rounds, "spin" below): the number of polls is a nondeterministic choice,
- *     which covers the poll after the episode's yield too. A spin either takes a free word with
+ *     park_episodes' rounds, "spin" below): the number of polls is a nondeterministic choice.
+ *     A spin either takes a free word with
  *     its CAS 0 -> take, or gives up after a load that saw the word held; the checker tries both wherever both are possible, so
  *     every budget, from zero polls to "spins until it gets in", is covered. A failed CAS or a
  *     poll that changes nothing is a stutter step and is left out.
- *   - The yield before parking (park_episodes::pause) and all statistics (wait_meter) change no
+ *   - The yield before parking (park_episodes::step) and all statistics (wait_meter) change no
  *     shared state: left out.
  *   - futex_wait(word, 2) is the kernel's compare-and-block: one atomic step that blocks the thread
  *     iff word == 2 (asleep[me] = true), else returns at once. futex_wake_one wakes one blocked
