@@ -4,11 +4,12 @@
 # installed:     plain `cmake --install` of spinwise's own build tree (BUILD_DIR) into a prefix other
 #                than the configured one: the layout (tools in, benchmarks out), find_package with and
 #                without COMPONENTS runtime (header-only with hwloc and libnuma disabled), pkg-config
-#                (relocated prefix; spinwise-runtime.pc links); then `--component bench` alone.
+#                (relocated prefix; spinwise-runtime.pc links; spinwise-c.pc links a C99 program
+#                built by gcc -std=c99 -Wall -Wextra -Werror); then `--component bench` alone.
 #                Arguments: BUILD_DIR, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (the tree's GNUInstallDirs),
 #                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ',').
 # shared:        configure spinwise alone with SPINWISE_RUNTIME_SHARED=ON (tools and benchmarks on),
-#                build only spinwise_runtime, plain install to another prefix with a datadir two
+#                build only spinwise_runtime and spinwise_c, plain install to another prefix with a datadir two
 #                levels deep: no executables, the SONAME and links, find_package(COMPONENTS runtime)
 #                and pkg-config without --static, each consumer NEEDing the SONAME.
 #                Arguments: VERSION, SOVERSION.
@@ -80,6 +81,17 @@ function(pc_program name source)
   message(STATUS "consumer ${MODE}/${name}: built with pkg-config ${args}, ran")
 endfunction()
 
+# The same for a C source, compiled as strict C99 with warnings as errors.
+function(pc_c_program name source)
+  run(${PKG_CONFIG} ${ARGN})
+  string(STRIP "${last_output}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  run(${CC} -std=c99 -Wall -Wextra -Werror ${source} ${pc_flags} -o ${WORK_DIR}/${name})
+  run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${pc_libdir} ${WORK_DIR}/${name})
+  string(REPLACE ";" " " args "${ARGN}")
+  message(STATUS "consumer ${MODE}/${name}: C99, built with pkg-config ${args}, ran")
+endfunction()
+
 # The SONAME of `file` (readelf -d), or the NEEDED entries with `what`=NEEDED.
 function(dynamic_entries out file what)
   run(${READELF} -d ${file})
@@ -114,11 +126,13 @@ if(MODE STREQUAL "installed")
                ${prefix}/${INCLUDEDIR}/spinwise/runtime/relax_cost.hpp
                ${cmakedir}/spinwiseConfig.cmake ${cmakedir}/spinwiseConfigVersion.cmake
                ${cmakedir}/spinwiseTargets.cmake ${cmakedir}/spinwiseRuntimeTargets.cmake
-               ${prefix}/${DATADIR}/pkgconfig/spinwise.pc ${prefix}/${LIBDIR}/pkgconfig/spinwise-runtime.pc)
+               ${prefix}/${DATADIR}/pkgconfig/spinwise.pc ${prefix}/${LIBDIR}/pkgconfig/spinwise-runtime.pc
+               ${prefix}/${INCLUDEDIR}/spinwise/spinwise.h ${cmakedir}/spinwiseCTargets.cmake
+               ${prefix}/${LIBDIR}/pkgconfig/spinwise-c.pc)
   if(RUNTIME_STATIC)
-    expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.a)
+    expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.a ${prefix}/${LIBDIR}/libspinwise_c.a)
   else()
-    expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.so)
+    expect_files(${prefix}/${LIBDIR}/libspinwise_runtime.so ${prefix}/${LIBDIR}/libspinwise_c.so)
   endif()
   foreach(tool IN LISTS TOOLS)
     expect_files(${prefix}/${BINDIR}/${tool})
@@ -153,6 +167,13 @@ if(MODE STREQUAL "installed")
   else()
     pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs spinwise-runtime)
   endif()
+  # The C API from C: gcc, not the C++ driver, links it (a static spinwise-c names libstdc++).
+  find_program(CC NAMES gcc cc REQUIRED)
+  if(RUNTIME_STATIC)
+    pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs --static spinwise-c)
+  else()
+    pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs spinwise-c)
+  endif()
 
   # The bench component, asked for: the benchmarks and nothing else.
   if(BENCH_TOOLS)
@@ -180,7 +201,7 @@ elseif(MODE STREQUAL "shared")
       -DCMAKE_INSTALL_DATADIR=share/engine -DSPINWISE_RUNTIME_SHARED=ON -DSPINWISE_BUILD_TESTS=OFF
       -DSPINWISE_BUILD_TOOLS=ON -DSPINWISE_BUILD_BENCH=ON -DSPINWISE_INSTALL=ON)
   # Only the library: the tools and benchmarks configured beside it are not built.
-  run(${CMAKE_COMMAND} --build ${WORK_DIR}/spinwise-build --target spinwise_runtime)
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/spinwise-build --target spinwise_runtime spinwise_c)
   run(${CMAKE_COMMAND} --install ${WORK_DIR}/spinwise-build --prefix ${prefix})
   if(EXISTS ${WORK_DIR}/configured-prefix)
     fail("the install went to the configured prefix, not --prefix")
