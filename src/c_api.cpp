@@ -333,9 +333,7 @@ extern "C" {
 
 // --- mutex -----------------------------------------------------------------------------------
 
-int spinwise_mutex_init(spinwise_mutex_t* m, spinwise_mutex_kind kind) {
-  return init_lock<mutex_kinds>(m, static_cast<int>(kind));
-}
+int spinwise_mutex_init(spinwise_mutex_t* m, int kind) { return init_lock<mutex_kinds>(m, kind); }
 
 int spinwise_mutex_init_kind(spinwise_mutex_t* m, const char* kind_name) {
   return init_lock<mutex_kinds>(m, kind_by_name(kMutexNames, kind_name));
@@ -374,9 +372,7 @@ int spinwise_mutex_unlock(spinwise_mutex_t* m) {
 
 // --- rwlock ----------------------------------------------------------------------------------
 
-int spinwise_rwlock_init(spinwise_rwlock_t* rw, spinwise_rwlock_kind kind) {
-  return init_lock<rwlock_kinds>(rw, static_cast<int>(kind));
-}
+int spinwise_rwlock_init(spinwise_rwlock_t* rw, int kind) { return init_lock<rwlock_kinds>(rw, kind); }
 
 int spinwise_rwlock_init_kind(spinwise_rwlock_t* rw, const char* kind_name) {
   return init_lock<rwlock_kinds>(rw, kind_by_name(kRwlockNames, kind_name));
@@ -439,7 +435,7 @@ int spinwise_rwlock_wrunlock(spinwise_rwlock_t* rw) {
 
 // --- recursive mutex -------------------------------------------------------------------------
 
-int spinwise_recursive_mutex_init(spinwise_recursive_mutex_t* r, spinwise_mutex_kind kind) {
+int spinwise_recursive_mutex_init(spinwise_recursive_mutex_t* r, int kind) {
   if (r == nullptr) return EINVAL;
   const int rc = spinwise_mutex_init(&r->mutex_, kind);
   if (rc == 0) std::memset(r->owner_.bytes, 0, sizeof r->owner_.bytes);
@@ -536,7 +532,7 @@ const char* spinwise_last_message(void) { return tl_message.c_str(); }
 
 // --- statistics ------------------------------------------------------------------------------
 
-int spinwise_stats_report(spinwise_stats_format format, char* buf, size_t size, size_t* needed) {
+int spinwise_stats_report(int format, char* buf, size_t size, size_t* needed) {
   if (buf == nullptr && size != 0) return EINVAL;
   return guarded([&] {
     const stats_snapshot s = take_stats_snapshot();

@@ -81,8 +81,11 @@ typedef enum spinwise_rwlock_kind {
 
 /* --- mutex -------------------------------------------------------------------------------- */
 /* init: any memory (also memory that held a lock of another kind, once unlocked) becomes an
- * unlocked mutex of that kind. EINVAL: NULL, or no such kind (the memory is left as it was). */
-int spinwise_mutex_init(spinwise_mutex_t* m, spinwise_mutex_kind kind);
+ * unlocked mutex of that kind. EINVAL: NULL, or no such kind (the memory is left as it was).
+ * Kinds and formats are passed as int (a spinwise_mutex_kind, ...), so that any value a caller
+ * passes is defined behaviour and a bad one is EINVAL (C++ may not hold an enum outside its
+ * range). */
+int spinwise_mutex_init(spinwise_mutex_t* m, int kind);
 int spinwise_mutex_init_kind(spinwise_mutex_t* m, const char* kind_name);
 /* EBUSY while locked (nothing changed); after it, every call but init is EINVAL. */
 int spinwise_mutex_destroy(spinwise_mutex_t* m);
@@ -98,7 +101,7 @@ int spinwise_mutex_timedlock(spinwise_mutex_t* m, const struct timespec* abstime
 int spinwise_mutex_unlock(spinwise_mutex_t* m);
 
 /* --- rwlock: shared (rd) and exclusive (wr) ------------------------------------------------- */
-int spinwise_rwlock_init(spinwise_rwlock_t* rw, spinwise_rwlock_kind kind);
+int spinwise_rwlock_init(spinwise_rwlock_t* rw, int kind); /* a spinwise_rwlock_kind */
 int spinwise_rwlock_init_kind(spinwise_rwlock_t* rw, const char* kind_name);
 int spinwise_rwlock_destroy(spinwise_rwlock_t* rw); /* EBUSY while held in either mode */
 const char* spinwise_rwlock_kind_name(const spinwise_rwlock_t* rw);
@@ -112,7 +115,7 @@ int spinwise_rwlock_timedwrlock(spinwise_rwlock_t* rw, const struct timespec* ab
 int spinwise_rwlock_wrunlock(spinwise_rwlock_t* rw);
 
 /* --- recursive mutex ------------------------------------------------------------------------ */
-int spinwise_recursive_mutex_init(spinwise_recursive_mutex_t* r, spinwise_mutex_kind kind);
+int spinwise_recursive_mutex_init(spinwise_recursive_mutex_t* r, int kind); /* a spinwise_mutex_kind */
 int spinwise_recursive_mutex_init_kind(spinwise_recursive_mutex_t* r, const char* kind_name);
 int spinwise_recursive_mutex_destroy(spinwise_recursive_mutex_t* r); /* EBUSY while owned */
 /* The owner locks again (depth + 1); EAGAIN at the deepest depth (2^32 - 1), nothing changed. */
@@ -152,7 +155,7 @@ typedef enum spinwise_stats_format {
 /* Writes the report of every lock class of the process, NUL-terminated, into buf. *needed (when
  * not NULL) gets its size with the NUL. ERANGE: size is too small, buf is left as it was (call
  * again with *needed, or more: the report may grow in between). buf may be NULL with size 0. */
-int spinwise_stats_report(spinwise_stats_format format, char* buf, size_t size, size_t* needed);
+int spinwise_stats_report(int format, char* buf, size_t size, size_t* needed); /* a spinwise_stats_format */
 int spinwise_stats_reset(void);
 
 /* A static, never NULL message for a code this API returns ("Unknown error N" for others). */

@@ -279,10 +279,10 @@ static void bad_arguments_change_nothing(void) {
   before = m;
   CHECK_RC(spinwise_mutex_init_kind(&m, "nope"), EINVAL);
   CHECK_RC(spinwise_mutex_init_kind(&m, NULL), EINVAL);
-  CHECK_RC(spinwise_mutex_init(&m, (spinwise_mutex_kind)99), EINVAL);
+  CHECK_RC(spinwise_mutex_init(&m, 99), EINVAL);
   CHECK(memcmp(&m, &before, sizeof m) == 0);
   CHECK_RC(spinwise_rwlock_init_kind(&rw, "ticket"), EINVAL); /* a mutex kind, no rwlock kind */
-  CHECK_RC(spinwise_rwlock_init(&rw, (spinwise_rwlock_kind)7), EINVAL);
+  CHECK_RC(spinwise_rwlock_init(&rw, 7), EINVAL);
   CHECK(strcmp(spinwise_rwlock_kind_name(&rw), "hybrid") == 0);
   CHECK_RC(spinwise_recursive_mutex_init_kind(&r, "nope"), EINVAL);
 
@@ -496,7 +496,7 @@ static void statistics(void) {
     CHECK(strstr(buf, "c.rwlock.spin") != NULL);
     free(buf);
   }
-  CHECK_RC(spinwise_stats_report((spinwise_stats_format)9, NULL, 0, NULL), EINVAL);
+  CHECK_RC(spinwise_stats_report(9, NULL, 0, NULL), EINVAL);
   CHECK_RC(spinwise_stats_report(SPINWISE_STATS_JSON, NULL, 10, NULL), EINVAL);
   CHECK_RC(spinwise_stats_reset(), 0);
 }

@@ -3,9 +3,10 @@
 #         -DGENERATOR=... -DCXX=<compiler> [mode arguments] -P run_consumer.cmake
 # installed:     plain `cmake --install` of spinwise's own build tree (BUILD_DIR) into a prefix other
 #                than the configured one: the layout (tools in, benchmarks out), find_package with and
-#                without COMPONENTS runtime (header-only with hwloc and libnuma disabled), pkg-config
-#                (relocated prefix; spinwise-runtime.pc links; spinwise-c.pc links a C99 program
-#                built by gcc -std=c99 -Wall -Wextra -Werror); then `--component bench` alone.
+#                without COMPONENTS runtime (header-only with hwloc and libnuma disabled), COMPONENTS c
+#                (a C99 program), pkg-config (relocated prefix; spinwise-runtime.pc links; spinwise-c.pc
+#                links a C99 program built by gcc -std=c99 -Wall -Wextra -Werror); then
+#                `--component bench` alone.
 #                Arguments: BUILD_DIR, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (the tree's GNUInstallDirs),
 #                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ',').
 # shared:        configure spinwise alone with SPINWISE_RUNTIME_SHARED=ON (tools and benchmarks on),
@@ -143,6 +144,7 @@ if(MODE STREQUAL "installed")
   consume(headers -DCONSUME=find_package_headers -DCMAKE_PREFIX_PATH=${prefix}
           -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseHwloc=ON -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseNuma=ON)
   consume(runtime -DCONSUME=find_package -DCMAKE_PREFIX_PATH=${prefix})
+  consume(c -DCONSUME=find_package_c -DCMAKE_PREFIX_PATH=${prefix})
   # The control for the header-only case: COMPONENTS runtime of a static runtime built with hwloc
   # or libnuma does look for it, so disabling it must fail the configure, with the reason.
   if(RUNTIME_DEPS)

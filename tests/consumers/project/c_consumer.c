@@ -1,5 +1,6 @@
-/* A C99 program on an installed spinwise-c (pkg-config): the header compiles as strict C99, the
- * static initializer needs no call, and the C++ runtime behind it links from a C compiler. */
+/* A C99 program on an installed spinwise-c (pkg-config, and find_package COMPONENTS c): the
+ * header compiles as strict C99, the static initializer needs no call, and the C++ runtime behind
+ * it links from a C compiler. */
 #include <errno.h>
 #include <spinwise/spinwise.h>
 #include <stdio.h>
