@@ -22,7 +22,7 @@ esac
 packages=(
   cmake ninja-build g++ pkg-config git
   googletest libgtest-dev libbenchmark-dev
-  libhwloc-dev hwloc libnuma-dev linux-libc-dev
+  libhwloc-dev hwloc libnuma-dev linux-libc-dev libsqlite3-dev
   nlohmann-json3-dev libcli11-dev
   g++-aarch64-linux-gnu qemu-user
   clang libclang-rt-14-dev

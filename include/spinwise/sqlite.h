@@ -23,16 +23,21 @@ struct sqlite3_mutex_methods;
  *   SQLITE_OK      installed;
  *   SQLITE_MISUSE  SQLite is initialized already (sqlite3_initialize, or a first sqlite3_open): its
  *                  mutexes are in use and cannot be replaced; nothing changed;
- *   SQLITE_ERROR   an unknown kind name (from the argument or the environment); nothing changed.
+ *   SQLITE_ERROR   an unknown kind name (from the argument or the environment), or a libsqlite3
+ *                  built without mutexes (SQLITE_THREADSAFE=0); nothing changed.
  * On an error spinwise_sqlite_message() says why. Not thread-safe: call it once, at start-up,
  * as sqlite3_config itself must be. After sqlite3_shutdown() it may be called again. */
 int spinwise_sqlite_install(const char* kind);
 
-/* The kind installed ("hybrid", ...), or NULL when SQLite runs on its own mutexes. */
+/* The kind installed ("hybrid", ...), or NULL when SQLite runs on its own mutexes (none was
+ * installed; a program that configures other methods itself after a shutdown is not seen). */
 const char* spinwise_sqlite_kind(void);
 
 /* The mutex methods spinwise_sqlite_install gives SQLite for `kind` (NULL: as install resolves
- * it), or NULL for an unknown kind: for a program that installs them itself, or tests. */
+ * it), or NULL for an unknown kind: for a program that installs them itself, or tests. Static
+ * tables: the same pointer for the same kind. Their xMutexHeld / xMutexNotheld say whether the
+ * calling thread holds a mutex, for every type (a release libsqlite3 exports no
+ * sqlite3_mutex_held). */
 const struct sqlite3_mutex_methods* spinwise_sqlite_methods(const char* kind);
 
 /* Why the calling thread's last failed call failed ("" after a success). */

@@ -5,15 +5,17 @@
 #                than the configured one: the layout (tools in, benchmarks out), find_package with and
 #                without COMPONENTS runtime (header-only with hwloc and libnuma disabled), COMPONENTS c
 #                (a C99 program), pkg-config (relocated prefix; spinwise-runtime.pc links; spinwise-c.pc
-#                links a C99 program built by gcc -std=c99 -Wall -Wextra -Werror); then
-#                `--component bench` alone.
+#                links a C99 program built by gcc -std=c99 -Wall -Wextra -Werror); with SQLITE,
+#                spinwise-sqlite.pc and COMPONENTS sqlite each build and run a C99 program on SQLite;
+#                then `--component bench` alone.
 #                Arguments: BUILD_DIR, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (the tree's GNUInstallDirs),
-#                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ',').
+#                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ','), SQLITE.
 # shared:        configure spinwise alone with SPINWISE_RUNTIME_SHARED=ON (tools and benchmarks on),
-#                build only spinwise_runtime and spinwise_c, plain install to another prefix with a datadir two
-#                levels deep: no executables, the SONAME and links, find_package(COMPONENTS runtime)
-#                and pkg-config without --static, each consumer NEEDing the SONAME.
-#                Arguments: VERSION, SOVERSION.
+#                build only the libraries (spinwise_runtime, spinwise_c, and spinwise_sqlite with SQLITE),
+#                plain install to another prefix with a datadir two levels deep: no executables, the
+#                SONAME and links, find_package(COMPONENTS runtime) and pkg-config without --static,
+#                each consumer NEEDing the SONAME (with SQLITE also a spinwise-sqlite.pc consumer).
+#                Arguments: VERSION, SOVERSION, SQLITE.
 # subdirectory:  add_subdirectory(<spinwise source>).
 # fetchcontent:  FetchContent_Declare(spinwise URL <tarball of the source> URL_HASH SHA256=...).
 cmake_minimum_required(VERSION 3.21)  # this script's policies (IN_LIST), as in the project's
@@ -177,6 +179,20 @@ if(MODE STREQUAL "installed")
     pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs spinwise-c)
   endif()
 
+  # SQLite's mutexes: pkg-config (a static spinwise-sqlite names libstdc++) and COMPONENTS sqlite.
+  if(SQLITE)
+    expect_files(${prefix}/${INCLUDEDIR}/spinwise/sqlite.h ${cmakedir}/spinwiseSqliteTargets.cmake
+                 ${prefix}/${LIBDIR}/pkgconfig/spinwise-sqlite.pc)
+    if(RUNTIME_STATIC)
+      expect_files(${prefix}/${LIBDIR}/libspinwise_sqlite.a)
+      pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs --static spinwise-sqlite)
+    else()
+      expect_files(${prefix}/${LIBDIR}/libspinwise_sqlite.so)
+      pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs spinwise-sqlite)
+    endif()
+    consume(sqlite -DCONSUME=find_package_sqlite -DCMAKE_PREFIX_PATH=${prefix})
+  endif()
+
   # The bench component, asked for: the benchmarks and nothing else.
   if(BENCH_TOOLS)
     set(bench_prefix ${WORK_DIR}/bench-prefix)
@@ -202,8 +218,12 @@ elseif(MODE STREQUAL "shared")
       -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/configured-prefix
       -DCMAKE_INSTALL_DATADIR=share/engine -DSPINWISE_RUNTIME_SHARED=ON -DSPINWISE_BUILD_TESTS=OFF
       -DSPINWISE_BUILD_TOOLS=ON -DSPINWISE_BUILD_BENCH=ON -DSPINWISE_INSTALL=ON)
-  # Only the library: the tools and benchmarks configured beside it are not built.
-  run(${CMAKE_COMMAND} --build ${WORK_DIR}/spinwise-build --target spinwise_runtime spinwise_c)
+  # Only the libraries: the tools and benchmarks configured beside them are not built.
+  set(libraries spinwise_runtime spinwise_c)
+  if(SQLITE)
+    list(APPEND libraries spinwise_sqlite)
+  endif()
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/spinwise-build --target ${libraries})
   run(${CMAKE_COMMAND} --install ${WORK_DIR}/spinwise-build --prefix ${prefix})
   if(EXISTS ${WORK_DIR}/configured-prefix)
     fail("the install went to the configured prefix, not --prefix")
@@ -239,6 +259,14 @@ elseif(MODE STREQUAL "shared")
   dynamic_entries(needed ${WORK_DIR}/pkgconfig_runtime NEEDED)
   if(NOT "libspinwise_runtime.so.${SOVERSION}" IN_LIST needed)
     fail("the pkg-config consumer does not need libspinwise_runtime.so.${SOVERSION} (NEEDED: ${needed})")
+  endif()
+  if(SQLITE)
+    find_program(CC NAMES gcc cc REQUIRED)
+    pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs spinwise-sqlite)
+    dynamic_entries(needed ${WORK_DIR}/pkgconfig_sqlite NEEDED)
+    if(NOT "libspinwise_sqlite.so.${SOVERSION}" IN_LIST needed)
+      fail("the spinwise-sqlite consumer does not need libspinwise_sqlite.so.${SOVERSION} (NEEDED: ${needed})")
+    endif()
   endif()
 elseif(MODE STREQUAL "subdirectory")
   consume(build -DCONSUME=add_subdirectory -DSPINWISE_SOURCE=${SOURCE_DIR})
