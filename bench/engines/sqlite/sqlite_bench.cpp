@@ -1,0 +1,728 @@
+// spinwise-sqlite-bench: one arm of the SQLite side-by-side (bench/engines/sqlite/run.sh,
+// docs/engines.md "SQLite"). A real, unmodified libsqlite3 under N threads, on SQLite's own mutexes
+// (--arm sqlite) or on spinwise's (spinwise_sqlite_install(<arm>)); one JSON line of results.
+//
+// One process runs one arm: SQLite takes its mutex methods once, before sqlite3_initialize, and
+// keeps them until sqlite3_shutdown. Every arm goes through the same start-up: initialize and shut
+// down once (so that SQLite has filled in its own methods), read the methods in place with
+// SQLITE_CONFIG_GETMUTEX (the sqlite arm saves them and leaves them installed; the JSON says where
+// they live), install spinwise's for a spinwise arm, set SQLITE_CONFIG_MEMSTATUS, initialize.
+//
+// The modes put a different SQLite mutex on the path that the threads share:
+//   private       a ":memory:" database per thread (SQLITE_OPEN_NOMUTEX: no connection mutex).
+//                 Only the process-wide statics are shared; with this Debian build (no lookaside:
+//                 SQLITE_OMIT_LOOKASIDE) every allocation takes static_mem while memory statistics
+//                 are on. Short sections. --memstatus off is the control without that lock.
+//   shared-cache  one shared-cache in-memory database, a connection per thread (NOMUTEX): the
+//                 shared B-tree's mutex (sqlite.fast) around every B-tree call. Medium sections.
+//                 Shared-cache table locks answer SQLITE_LOCKED while another connection writes
+//                 the table; the operation is reset and retried (after a sched_yield, so that the
+//                 writer runs) and the retries are counted.
+//   serialized    one connection (SQLITE_OPEN_FULLMUTEX) for every thread: its recursive mutex
+//                 around each whole API call. Long sections.
+//
+// An operation, identical in every arm: one INSERT of a 32-byte row under a new key, then one point
+// SELECT of a random key this thread inserted before (or just now), prepared statements
+// reset/bind/step; the SELECT checks that the row is there and is the one written. Its latency is
+// taken with steady_clock around both statements, retries included.
+//
+// Exit status: 0 every check passed; 1 a check or a SQLite call failed (the JSON line says which,
+// "ok": false); 2 usage.
+#include <dlfcn.h>
+#include <limits.h>
+#include <sched.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "spinwise/arch.hpp"
+#include "spinwise/detail/cpu_time.hpp"
+#include "spinwise/relax_time.hpp"
+#include "spinwise/runtime/run_context.hpp"
+#include "spinwise/runtime/stats_report.hpp"
+#include "spinwise/sqlite.h"
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using clock_type = std::chrono::steady_clock;
+
+constexpr const char* kFormat = "spinwise.sqlite_bench";
+constexpr int kFormatVersion = 1;
+constexpr int kExitFailed = 1;  // a check or a SQLite call failed: the JSON line says which
+constexpr int kExitUsage = 2;
+constexpr std::string_view kClassPrefix = "sqlite.";  // spinwise::sqlite's statistics classes
+constexpr const char* kSharedCacheUri = "file:spinwise_sqlite_bench?mode=memory&cache=shared";
+constexpr int kValueBytes = 32;
+// Keys are (thread + 1) << 40 | n: unique across threads in the shared modes, never 0, and far
+// from any count one run reaches.
+constexpr int kKeyShift = 40;
+
+// --- options ---------------------------------------------------------------------------------
+
+enum class mode { private_db, shared_cache, serialized };
+
+struct options {
+  std::string arm = "sqlite";
+  std::string mode_name = "private";
+  int threads = 2;
+  double seconds = 2.0;
+  std::uint64_t ops = 0;  // per thread; 0: run for `seconds`
+  double warmup = 0.5;
+  bool memstatus = true;
+  mode m = mode::private_db;
+};
+
+// --- operation latencies ---------------------------------------------------------------------
+
+// Log-linear buckets, 32 per power of two (5 significant bits, HdrHistogram's layout): a
+// percentile read as its bucket's upper bound is at most 1/32 above the true value. Each thread
+// fills its own; they are merged after the run, so the percentiles weigh every operation alike.
+class latency_histogram {
+ public:
+  void add(std::uint64_t ns) noexcept {
+    ++counts_[index(std::min(ns, kMaxValue))];
+    ++count_;
+    max_ = std::max(max_, ns);
+  }
+  void merge(const latency_histogram& o) noexcept {
+    for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
+    count_ += o.count_;
+    max_ = std::max(max_, o.max_);
+  }
+  std::uint64_t count() const noexcept { return count_; }
+  std::uint64_t max() const noexcept { return max_; }
+  // The upper bound of the bucket that holds the q-quantile (never above the maximum); 0 if empty.
+  std::uint64_t percentile(double q) const noexcept {
+    if (count_ == 0) return 0;
+    const auto rank =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      seen += counts_[i];
+      if (seen >= rank) return std::min(upper_bound(i), max_);
+    }
+    return max_;
+  }
+
+ private:
+  static constexpr int kSubBits = 5;
+  static constexpr std::uint64_t kSub = 1u << kSubBits;
+  static constexpr int kMaxExponent = 47;  // 2^48 ns, 78 hours: longer is counted there
+  static constexpr std::uint64_t kMaxValue = (std::uint64_t{1} << (kMaxExponent + 1)) - 1;
+  static constexpr std::size_t kBuckets = kSub + (kMaxExponent - kSubBits + 1) * kSub;
+
+  // Below 32 ns a bucket per ns; from 2^e (e >= 5) on, 32 buckets across [2^e, 2^(e+1)).
+  static std::size_t index(std::uint64_t v) noexcept {
+    if (v < kSub) return static_cast<std::size_t>(v);
+    const int e = 63 - __builtin_clzll(v);
+    const std::uint64_t sub = (v >> (e - kSubBits)) & (kSub - 1);
+    return static_cast<std::size_t>(kSub + static_cast<std::uint64_t>(e - kSubBits) * kSub + sub);
+  }
+  static std::uint64_t upper_bound(std::size_t i) noexcept {
+    if (i < kSub) return i;
+    const int e = static_cast<int>((i - kSub) / kSub) + kSubBits;
+    const std::uint64_t sub = (i - kSub) % kSub;
+    return ((kSub + sub + 1) << (e - kSubBits)) - 1;
+  }
+
+  std::array<std::uint64_t, kBuckets> counts_{};
+  std::uint64_t count_ = 0;
+  std::uint64_t max_ = 0;
+};
+
+// --- SQLite, thinly ----------------------------------------------------------------------------
+
+struct db_closer {
+  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+};
+struct stmt_finalizer {
+  void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
+};
+using db_ptr = std::unique_ptr<sqlite3, db_closer>;
+using stmt_ptr = std::unique_ptr<sqlite3_stmt, stmt_finalizer>;
+
+// A failed SQLite call, with what was being done; rc SQLITE_OK: none.
+struct sqlite_error {
+  int rc = SQLITE_OK;
+  std::string what;
+  explicit operator bool() const noexcept { return rc != SQLITE_OK; }
+};
+
+sqlite_error fail(int rc, const std::string& what, sqlite3* db = nullptr) {
+  std::string msg = what + ": " + sqlite3_errstr(rc);
+  // On a connection other threads share (serialized), errmsg may be another thread's: the code is
+  // this call's, the message a hint.
+  if (db != nullptr) msg += std::string(" (") + sqlite3_errmsg(db) + ")";
+  return {rc, msg};
+}
+
+bool is_locked(int rc) noexcept { return (rc & 0xff) == SQLITE_LOCKED; }
+
+int open_flags(mode m) {
+  switch (m) {
+    case mode::private_db:
+      return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    case mode::shared_cache:
+      return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
+             SQLITE_OPEN_SHAREDCACHE;
+    case mode::serialized:
+      return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+  }
+  return 0;
+}
+
+const char* open_flags_text(mode m) {
+  switch (m) {
+    case mode::private_db:
+      return "READWRITE|CREATE|NOMUTEX";
+    case mode::shared_cache:
+      return "READWRITE|CREATE|NOMUTEX|URI|SHAREDCACHE";
+    case mode::serialized:
+      return "READWRITE|CREATE|FULLMUTEX";
+  }
+  return "";
+}
+
+const char* db_name(mode m) { return m == mode::shared_cache ? kSharedCacheUri : ":memory:"; }
+
+sqlite_error open_db(mode m, db_ptr& out) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(db_name(m), &db, open_flags(m), nullptr);
+  out.reset(db);  // sqlite3_open_v2 may hand back a handle on failure too: closed with `out`
+  if (rc != SQLITE_OK) return fail(rc, std::string("sqlite3_open_v2 ") + db_name(m), db);
+  return {};
+}
+
+// Steps `s` until it is done (or gives a row, with `want_row`), retrying SQLITE_LOCKED (shared-cache
+// table locks) after a reset and a yield; counts the retries into `retries`.
+int step_retrying(sqlite3_stmt* s, bool want_row, std::uint64_t& retries) {
+  for (;;) {
+    const int rc = sqlite3_step(s);
+    if (!is_locked(rc))
+      return (want_row && rc == SQLITE_ROW) || (!want_row && rc == SQLITE_DONE) ? SQLITE_OK : rc;
+    sqlite3_reset(s);
+    ++retries;
+    sched_yield();
+  }
+}
+
+sqlite_error prepare(sqlite3* db, const char* sql, stmt_ptr& out) {
+  for (;;) {
+    sqlite3_stmt* s = nullptr;
+    const int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+    out.reset(s);
+    if (rc == SQLITE_OK) return {};
+    if (!is_locked(rc)) return fail(rc, std::string("prepare ") + sql, db);
+    sched_yield();  // the schema's table lock, held by a writer of the shared cache
+  }
+}
+
+sqlite_error exec(sqlite3* db, const char* sql) {
+  std::uint64_t retries = 0;
+  stmt_ptr s;
+  if (sqlite_error e = prepare(db, sql, s)) return e;
+  const int rc = step_retrying(s.get(), false, retries);
+  return rc == SQLITE_OK ? sqlite_error{} : fail(rc, sql, db);
+}
+
+// SELECT COUNT(*) and PRAGMA integrity_check of the table, after the run.
+struct table_check {
+  std::int64_t rows = -1;
+  std::string integrity;  // "ok", or integrity_check's first lines
+  sqlite_error error;
+};
+
+table_check check_table(sqlite3* db) {
+  table_check c;
+  std::uint64_t retries = 0;
+  stmt_ptr count;
+  if ((c.error = prepare(db, "SELECT COUNT(*) FROM t", count))) return c;
+  if (int rc = step_retrying(count.get(), true, retries); rc != SQLITE_OK) {
+    c.error = fail(rc, "SELECT COUNT(*)", db);
+    return c;
+  }
+  c.rows = sqlite3_column_int64(count.get(), 0);
+  stmt_ptr check;
+  if ((c.error = prepare(db, "PRAGMA integrity_check", check))) return c;
+  int rc;
+  int lines = 0;
+  while ((rc = sqlite3_step(check.get())) == SQLITE_ROW) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(check.get(), 0));
+    if (lines++ < 5) c.integrity += (c.integrity.empty() ? "" : "; ") + std::string(text ? text : "(null)");
+  }
+  if (rc != SQLITE_DONE) c.error = fail(rc, "PRAGMA integrity_check", db);
+  return c;
+}
+
+// --- installing the arm's mutexes --------------------------------------------------------------
+
+struct mutex_setup {
+  std::string mutexes;         // "sqlite" or "spinwise <kind>"
+  bool methods_saved = false;  // SQLITE_CONFIG_GETMUTEX gave a complete table (kept, for the sqlite arm)
+  std::string methods_from;    // the object file that holds the xMutexEnter in place at initialize
+  sqlite_error error;
+};
+
+std::string object_of(const void* function) {
+  Dl_info info{};
+  if (function == nullptr || dladdr(function, &info) == 0 || info.dli_fname == nullptr) return "unknown";
+  char path[PATH_MAX];
+  return realpath(info.dli_fname, path) != nullptr ? path : info.dli_fname;
+}
+
+sqlite3_mutex_methods current_methods(int& rc) {
+  sqlite3_mutex_methods m{};
+  rc = sqlite3_config(SQLITE_CONFIG_GETMUTEX, &m);
+  return m;
+}
+
+mutex_setup install_arm(const options& o) {
+  mutex_setup s;
+  // SQLite fills in its own methods at its first initialize; before it GETMUTEX reads an empty
+  // table. Initialize and shut down once, in every arm alike, to read what SQLite would use.
+  if (int rc = sqlite3_initialize(); rc != SQLITE_OK) {
+    s.error = fail(rc, "sqlite3_initialize (first)");
+    return s;
+  }
+  if (int rc = sqlite3_shutdown(); rc != SQLITE_OK) {
+    s.error = fail(rc, "sqlite3_shutdown");
+    return s;
+  }
+  int rc = SQLITE_OK;
+  const sqlite3_mutex_methods own = current_methods(rc);
+  if (rc != SQLITE_OK) {
+    s.error = fail(rc, "sqlite3_config(SQLITE_CONFIG_GETMUTEX)");
+    return s;
+  }
+  if (o.arm == "sqlite") {
+    // Saved and left installed: SQLite initializes with the table it already holds.
+    s.mutexes = "sqlite";
+    s.methods_saved = own.xMutexAlloc != nullptr && own.xMutexEnter != nullptr && own.xMutexLeave != nullptr;
+    s.methods_from = object_of(reinterpret_cast<const void*>(own.xMutexEnter));
+  } else {
+    if (int irc = spinwise_sqlite_install(o.arm.c_str()); irc != SQLITE_OK) {
+      s.error = {irc, std::string("spinwise_sqlite_install: ") + spinwise_sqlite_message()};
+      return s;
+    }
+    s.mutexes = std::string("spinwise ") + o.arm;
+    const sqlite3_mutex_methods now = current_methods(rc);
+    s.methods_from = rc == SQLITE_OK ? object_of(reinterpret_cast<const void*>(now.xMutexEnter)) : "unknown";
+  }
+  if (int mrc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, o.memstatus ? 1 : 0); mrc != SQLITE_OK) {
+    s.error = fail(mrc, "sqlite3_config(SQLITE_CONFIG_MEMSTATUS)");
+    return s;
+  }
+  if (int irc = sqlite3_initialize(); irc != SQLITE_OK) {
+    s.error = fail(irc, "sqlite3_initialize");
+    return s;
+  }
+  // What SQLite runs on now, as spinwise::sqlite knows it: nullptr is SQLite's own.
+  const char* kind = spinwise_sqlite_kind();
+  const std::string running = kind == nullptr ? "sqlite" : std::string("spinwise ") + kind;
+  if (running != s.mutexes) s.error = {SQLITE_ERROR, "asked for " + s.mutexes + ", running on " + running};
+  return s;
+}
+
+// --- the run -----------------------------------------------------------------------------------
+
+// The run's phases, advanced by the main thread. Threads poll it: at the top of every operation,
+// and every millisecond while they wait between phases.
+enum run_phase : int { kSetup, kWarmup, kMeasure, kStop, kFinish };
+
+struct shared_state {
+  std::atomic<int> phase{kSetup};
+  std::atomic<int> ready{0};    // threads set up (connection, statements)
+  std::atomic<int> stopped{0};  // threads out of the measured loop
+};
+
+// What one thread did; padded so that no two threads' counters share a line.
+struct alignas(spinwise::kCacheLinePad) thread_result {
+  std::uint64_t ops = 0;             // in the measured window
+  std::uint64_t inserts = 0;         // every successful INSERT, warm-up included (the row count)
+  std::uint64_t locked_retries = 0;  // in the measured window
+  std::uint64_t select_misses = 0;   // a SELECT that did not find its row, or found another
+  latency_histogram latency;
+  sqlite_error error;
+  std::optional<table_check> check;  // private mode: its own database's
+};
+
+void wait_for(const shared_state& st, int p) {
+  while (st.phase.load(std::memory_order_acquire) < p)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// One 64-bit xorshift step: the SELECT's key choice, cheap and the same in every arm.
+std::uint64_t next_random(std::uint64_t& x) noexcept {
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return x;
+}
+
+class worker {
+ public:
+  worker(const options& o, int index, sqlite3* shared_db, shared_state& st, thread_result& r)
+      : o_(o), index_(index), db_(shared_db), st_(st), r_(r), rng_(0x9e3779b97f4a7c15ULL * (index + 1)) {}
+
+  void run() {
+    r_.error = set_up();
+    st_.ready.fetch_add(1, std::memory_order_acq_rel);
+    wait_for(st_, kWarmup);
+    if (!r_.error) loop();
+    st_.stopped.fetch_add(1, std::memory_order_acq_rel);
+    wait_for(st_, kFinish);
+    insert_.reset();
+    select_.reset();
+    if (o_.m == mode::private_db && !r_.error) r_.check = check_table(db_);
+    own_.reset();
+  }
+
+ private:
+  sqlite_error set_up() {
+    if (o_.m != mode::serialized) {
+      if (sqlite_error e = open_db(o_.m, own_)) return e;
+      db_ = own_.get();
+    }
+    if (o_.m == mode::private_db) {
+      if (sqlite_error e = exec(db_, "CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB NOT NULL)")) return e;
+    }
+    if (sqlite_error e = prepare(db_, "INSERT INTO t(k, v) VALUES(?1, ?2)", insert_)) return e;
+    return prepare(db_, "SELECT v FROM t WHERE k = ?1", select_);
+  }
+
+  std::int64_t key(std::uint64_t n) const noexcept {
+    return static_cast<std::int64_t>((static_cast<std::uint64_t>(index_) + 1) << kKeyShift | n);
+  }
+
+  // The row's value names its key, so that a SELECT can tell its row from another.
+  void fill_value(std::int64_t k) noexcept {
+    for (int i = 0; i < kValueBytes; i += 8) std::memcpy(value_ + i, &k, 8);
+  }
+
+  void loop() {
+    std::uint64_t retries = 0;
+    for (;;) {
+      const int p = st_.phase.load(std::memory_order_acquire);
+      if (p >= kStop || (o_.ops != 0 && p == kMeasure && r_.ops >= o_.ops)) return;
+      const bool measured = p == kMeasure;
+      const auto t0 = clock_type::now();
+      if (sqlite_error e = operation(retries)) {
+        r_.error = e;
+        return;
+      }
+      if (measured) {
+        r_.latency.add(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()));
+        ++r_.ops;
+        r_.locked_retries += retries;
+      }
+      retries = 0;
+    }
+  }
+
+  // INSERT a new row, then SELECT one this thread inserted before (or just now).
+  sqlite_error operation(std::uint64_t& retries) {
+    const std::int64_t k = key(r_.inserts);
+    fill_value(k);
+    sqlite3_bind_int64(insert_.get(), 1, k);
+    sqlite3_bind_blob(insert_.get(), 2, value_, kValueBytes, SQLITE_STATIC);
+    int rc = step_retrying(insert_.get(), false, retries);
+    sqlite3_reset(insert_.get());
+    if (rc != SQLITE_OK) return fail(rc, "INSERT", db_);
+    ++r_.inserts;
+
+    const std::int64_t want = key(next_random(rng_) % r_.inserts);
+    sqlite3_bind_int64(select_.get(), 1, want);
+    rc = step_retrying(select_.get(), true, retries);
+    if (rc == SQLITE_OK) {
+      const void* v = sqlite3_column_blob(select_.get(), 0);
+      std::int64_t got = 0;
+      if (v != nullptr && sqlite3_column_bytes(select_.get(), 0) == kValueBytes) std::memcpy(&got, v, 8);
+      if (got != want) ++r_.select_misses;
+    } else if (rc == SQLITE_DONE) {
+      ++r_.select_misses;
+      rc = SQLITE_OK;
+    }
+    sqlite3_reset(select_.get());
+    return rc == SQLITE_OK ? sqlite_error{} : fail(rc, "SELECT", db_);
+  }
+
+  const options& o_;
+  const int index_;
+  sqlite3* db_;  // the shared connection (serialized), else own_'s
+  db_ptr own_;
+  stmt_ptr insert_, select_;
+  shared_state& st_;
+  thread_result& r_;
+  std::uint64_t rng_;
+  unsigned char value_[kValueBytes] = {};
+};
+
+// The statistics of spinwise's SQLite classes that counted an acquisition in the window (a class
+// SQLite allocated a mutex of but did not enter there, such as sqlite.recursive under NOMUTEX, is
+// left out; the process has no other classes, but say so).
+spinwise::stats_snapshot sqlite_classes(spinwise::stats_snapshot s) {
+  s.classes.erase(std::remove_if(s.classes.begin(), s.classes.end(),
+                                 [](const spinwise::lock_class_stats& c) {
+                                   return c.name.compare(0, kClassPrefix.size(), kClassPrefix) != 0 ||
+                                          c.totals.acquisitions == 0;
+                                 }),
+                  s.classes.end());
+  return s;
+}
+
+double seconds_between(clock_type::time_point a, clock_type::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+struct process_usage {
+  std::uint64_t cpu_ns = 0;
+  long voluntary = 0, involuntary = 0;  // context switches, every thread of the process
+};
+
+process_usage usage_now() {
+  process_usage u;
+  u.cpu_ns = spinwise::detail::process_cpu_ns();
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    u.voluntary = ru.ru_nvcsw;
+    u.involuntary = ru.ru_nivcsw;
+  }
+  return u;
+}
+
+const char* mode_name(mode m) {
+  switch (m) {
+    case mode::private_db:
+      return "private";
+    case mode::shared_cache:
+      return "shared-cache";
+    case mode::serialized:
+      return "serialized";
+  }
+  return "";
+}
+
+int run(const options& o) {
+  json out;
+  out["format"] = kFormat;
+  out["version"] = kFormatVersion;
+  out["arm"] = o.arm;
+  out["mode"] = mode_name(o.m);
+  out["threads"] = o.threads;
+  out["memstatus"] = o.memstatus ? "on" : "off";
+  if (o.ops != 0) {
+    out["ops_per_thread"] = o.ops;
+  } else {
+    out["seconds"] = o.seconds;
+  }
+  out["warmup_s"] = o.warmup;
+
+  spinwise::run_context ctx = spinwise::detect_run_context();
+  ctx.relax_ns = spinwise::relax_ns_here();  // the relax the spinwise kinds convert delays with
+
+  std::vector<std::string> failures;
+  auto finish = [&](json& doc) {
+    doc["ok"] = failures.empty();
+    doc["failures"] = failures;
+    doc["run"] = json::parse(spinwise::run_context_json(ctx));
+    std::puts(doc.dump().c_str());
+    return failures.empty() ? 0 : kExitFailed;
+  };
+
+  const mutex_setup mx = install_arm(o);
+  out["sqlite"] = {{"version", sqlite3_libversion()},
+                   {"library", object_of(reinterpret_cast<const void*>(&sqlite3_libversion))},
+                   {"threadsafe", sqlite3_threadsafe()},
+                   {"mutexes", mx.mutexes},
+                   {"mutex_methods_saved", mx.methods_saved},
+                   {"mutex_methods_from", mx.methods_from},
+                   {"open", db_name(o.m)},
+                   {"open_flags", open_flags_text(o.m)}};
+  if (mx.error) {
+    failures.push_back(mx.error.what);
+    return finish(out);
+  }
+
+  // The shared modes' connection, opened and given its table before the threads start: in
+  // shared-cache mode it also keeps the in-memory database alive, and runs the checks.
+  db_ptr main_db;
+  if (o.m != mode::private_db) {
+    sqlite_error e = open_db(o.m, main_db);
+    if (!e) e = exec(main_db.get(), "CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB NOT NULL)");
+    if (e) {
+      failures.push_back(e.what);
+      return finish(out);
+    }
+  }
+
+  shared_state st;
+  std::vector<thread_result> results(static_cast<std::size_t>(o.threads));
+  std::vector<std::thread> threads;
+  threads.reserve(results.size());
+  for (int i = 0; i < o.threads; ++i) {
+    threads.emplace_back(
+        [&, i] { worker(o, i, main_db.get(), st, results[static_cast<std::size_t>(i)]).run(); });
+  }
+  while (st.ready.load(std::memory_order_acquire) < o.threads)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  st.phase.store(kWarmup, std::memory_order_release);
+  std::this_thread::sleep_for(std::chrono::duration<double>(o.warmup));
+  const spinwise::stats_snapshot stats0 = spinwise::take_stats_snapshot();
+  const process_usage u0 = usage_now();
+  const auto t0 = clock_type::now();
+  st.phase.store(kMeasure, std::memory_order_release);
+  if (o.ops == 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
+    st.phase.store(kStop, std::memory_order_release);
+  }
+  while (st.stopped.load(std::memory_order_acquire) < o.threads)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  const auto t1 = clock_type::now();
+  const process_usage u1 = usage_now();
+  const spinwise::stats_snapshot stats1 = spinwise::take_stats_snapshot();
+  st.phase.store(kFinish, std::memory_order_release);
+  for (std::thread& t : threads) t.join();
+
+  // --- the figures
+  latency_histogram latency;
+  std::uint64_t ops = 0, inserts = 0, retries = 0, misses = 0;
+  std::uint64_t ops_min = UINT64_MAX, ops_max = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const thread_result& r = results[i];
+    latency.merge(r.latency);
+    ops += r.ops;
+    inserts += r.inserts;
+    retries += r.locked_retries;
+    misses += r.select_misses;
+    ops_min = std::min(ops_min, r.ops);
+    ops_max = std::max(ops_max, r.ops);
+    if (r.error) failures.push_back("thread " + std::to_string(i) + ": " + r.error.what);
+  }
+  const double wall = seconds_between(t0, t1);
+  const double cpu = static_cast<double>(u1.cpu_ns - u0.cpu_ns) * 1e-9;
+  const double per_op = ops > 0 ? 1.0 / static_cast<double>(ops) : 0.0;
+  out["wall_s"] = wall;
+  out["ops"] = ops;
+  out["ops_per_s"] = wall > 0 ? static_cast<double>(ops) / wall : 0.0;
+  out["ops_per_thread_min"] = ops_min;
+  out["ops_per_thread_max"] = ops_max;
+  out["latency_ns"] = {{"count", latency.count()},
+                       {"p50", latency.percentile(0.50)},
+                       {"p90", latency.percentile(0.90)},
+                       {"p99", latency.percentile(0.99)},
+                       {"p999", latency.percentile(0.999)},
+                       {"max", latency.max()},
+                       {"bounds", "upper bounds of 1/32-octave buckets: at most 3.2% above"}};
+  out["cpu_s"] = cpu;
+  out["cpu_ns_per_op"] = cpu * 1e9 * per_op;
+  out["cpus_busy"] = wall > 0 ? cpu / wall : 0.0;
+  out["voluntary_ctx_switches_per_op"] = static_cast<double>(u1.voluntary - u0.voluntary) * per_op;
+  out["involuntary_ctx_switches_per_op"] = static_cast<double>(u1.involuntary - u0.involuntary) * per_op;
+  out["locked_retries"] = retries;
+  out["locked_retries_per_op"] = static_cast<double>(retries) * per_op;
+  if (ops == 0) failures.push_back("no operation ran in the measured window");
+
+  // --- the checks: every row there, the database sound
+  std::int64_t rows = 0;
+  std::string integrity = "ok";
+  if (o.m == mode::private_db) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const std::optional<table_check>& c = results[i].check;
+      if (!c) {
+        integrity = "not checked";
+        continue;
+      }
+      if (c->error) failures.push_back("thread " + std::to_string(i) + ": " + c->error.what);
+      rows += std::max<std::int64_t>(c->rows, 0);
+      if (c->integrity != "ok" && integrity == "ok")
+        integrity = "thread " + std::to_string(i) + ": " + c->integrity;
+    }
+  } else {
+    const table_check c = check_table(main_db.get());
+    if (c.error) failures.push_back(c.error.what);
+    rows = c.rows;
+    integrity = c.integrity;
+  }
+  main_db.reset();
+  if (rows != static_cast<std::int64_t>(inserts)) {
+    failures.push_back("rows counted " + std::to_string(rows) + " != inserts done " +
+                       std::to_string(inserts));
+  }
+  if (integrity != "ok") failures.push_back("integrity_check: " + integrity);
+  if (misses != 0) failures.push_back(std::to_string(misses) + " SELECTs did not find their row");
+  out["check"] = {
+      {"inserts", inserts}, {"rows_counted", rows}, {"integrity", integrity}, {"select_misses", misses}};
+
+  // --- spinwise's statistics of SQLite's mutexes (a spinwise arm counts every acquisition)
+  if (o.arm == "sqlite") {
+    out["spinwise_stats"] = nullptr;
+  } else {
+    const spinwise::stats_snapshot d = sqlite_classes(spinwise::diff_stats(stats0, stats1));
+    std::uint64_t acquisitions = 0;
+    for (const spinwise::lock_class_stats& c : d.classes) acquisitions += c.totals.acquisitions;
+    if (acquisitions == 0)
+      failures.push_back("a spinwise arm, but no acquisition counted in any sqlite.* class");
+    out["spinwise_stats"] = json::parse(spinwise::format_stats_json(d));
+  }
+  return finish(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  std::string memstatus = "on";
+  CLI::App app{
+      "spinwise-sqlite-bench: a real libsqlite3 under N threads, on SQLite's own mutexes or on "
+      "spinwise's; one JSON line (bench/engines/sqlite/run.sh runs the arms side by side)"};
+  app.add_option("--arm", o.arm, "whose mutexes: sqlite (SQLite's own) or a spinwise kind")
+      ->check(CLI::IsMember({"sqlite", "hybrid", "adaptive", "ttas", "ticket", "tas", "mcs"}))
+      ->capture_default_str();
+  app.add_option("--mode", o.mode_name, "private, shared-cache or serialized")
+      ->check(CLI::IsMember({"private", "shared-cache", "serialized"}))
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "threads")->check(CLI::Range(1, 1024))->capture_default_str();
+  auto* seconds = app.add_option("--seconds", o.seconds, "length of the measured window")
+                      ->check(CLI::Range(0.01, 3600.0))
+                      ->capture_default_str();
+  app.add_option("--ops", o.ops, "instead of --seconds: operations per thread in the window")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
+      ->excludes(seconds);
+  app.add_option("--warmup", o.warmup, "seconds of load before the window")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  app.add_option("--memstatus", memstatus, "SQLITE_CONFIG_MEMSTATUS: on (SQLite's default) or off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help, or the error and a hint
+    return e.get_exit_code() == 0 ? rc : kExitUsage;
+  }
+  o.memstatus = memstatus == "on";
+  o.m = o.mode_name == "private"        ? mode::private_db
+        : o.mode_name == "shared-cache" ? mode::shared_cache
+                                        : mode::serialized;
+  return run(o);
+}
