@@ -55,6 +55,7 @@
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/relax_time.hpp"
+#include "spinwise/runtime/knob_config.hpp"
 #include "spinwise/runtime/run_context.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 #include "spinwise/sqlite.h"
@@ -535,6 +536,8 @@ int run(const options& o) {
     out["seconds"] = o.seconds;
   }
   out["warmup_s"] = o.warmup;
+  const char* knobs = std::getenv("SPINWISE_KNOBS");
+  out["knobs"] = knobs != nullptr ? json(knobs) : json(nullptr);  // applied in main()
 
   spinwise::run_context ctx = spinwise::detect_run_context();
   ctx.relax_ns = spinwise::relax_ns_here();  // the relax the spinwise kinds convert delays with
@@ -719,6 +722,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help, or the error and a hint
     return e.get_exit_code() == 0 ? rc : kExitUsage;
+  }
+  // SPINWISE_PROFILE, SPINWISE_KNOBS and SPINWISE_RELAX, as an engine applies them: a spinwise
+  // arm runs with the knobs given (hybrid_mutex.spin_loops=..., for example). One that fails to
+  // apply stops the run rather than measuring the defaults under another name.
+  if (const spinwise::startup_status st = spinwise::configure_from_env(); !st.ok()) {
+    std::fprintf(stderr, "spinwise-sqlite-bench: %s\n", st.message().c_str());
+    return kExitUsage;
   }
   o.memstatus = memstatus == "on";
   o.m = o.mode_name == "private"        ? mode::private_db
