@@ -31,19 +31,14 @@
 #include <system_error>
 #include <type_traits>
 
-#include "spinwise/adaptive_policy.hpp"
-#include "spinwise/hybrid_mutex.hpp"
+#include "c_lock_kinds.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/knob_registry.hpp"
-#include "spinwise/mcs_mutex.hpp"
 #include "spinwise/runtime/knob_config.hpp"
 #include "spinwise/runtime/profile.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 #include "spinwise/spin_shared_mutex.hpp"
 #include "spinwise/spinwise.h"
-#include "spinwise/tas_mutex.hpp"
-#include "spinwise/ticket_mutex.hpp"
-#include "spinwise/ttas_mutex.hpp"
 
 namespace {
 
@@ -55,24 +50,23 @@ constexpr unsigned char kDestroyed = 0xff;
 
 // --- the kinds -------------------------------------------------------------------------------
 
-#define SPINWISE_C_STATS_CLASS(id, text)           \
-  struct id {                                      \
-    static constexpr std::string_view name = text; \
-  };
-SPINWISE_C_STATS_CLASS(c_hybrid, "c.hybrid")
-SPINWISE_C_STATS_CLASS(c_adaptive, "c.adaptive")
-SPINWISE_C_STATS_CLASS(c_tas, "c.tas")
-SPINWISE_C_STATS_CLASS(c_ttas, "c.ttas")
-SPINWISE_C_STATS_CLASS(c_ticket, "c.ticket")
-SPINWISE_C_STATS_CLASS(c_mcs, "c.mcs")
-SPINWISE_C_STATS_CLASS(c_rw_hybrid, "c.rwlock.hybrid")
-SPINWISE_C_STATS_CLASS(c_rw_spin, "c.rwlock.spin")
-#undef SPINWISE_C_STATS_CLASS
+SPINWISE_STATS_CLASS(c_hybrid, "c.hybrid")
+SPINWISE_STATS_CLASS(c_adaptive, "c.adaptive")
+SPINWISE_STATS_CLASS(c_tas, "c.tas")
+SPINWISE_STATS_CLASS(c_ttas, "c.ttas")
+SPINWISE_STATS_CLASS(c_ticket, "c.ticket")
+SPINWISE_STATS_CLASS(c_mcs, "c.mcs")
+SPINWISE_STATS_CLASS(c_rw_hybrid, "c.rwlock.hybrid")
+SPINWISE_STATS_CLASS(c_rw_spin, "c.rwlock.spin")
 
-// The adaptive kind learns its budget for all C adaptive mutexes together; its knobs are the
-// adaptive family's (adaptive.spin_cpu_pct, ...). Every other kind keeps its C++ alias's policy
-// and Tag, so hybrid_mutex.delay_unit_ns tunes C hybrid mutexes as it tunes C++ ones.
-struct c_adaptive_tag;
+// The mutex kinds are c_lock_kinds.hpp's, each counting into its class c.<kind>; the adaptive
+// kind's class is one, so every C adaptive mutex learns one budget.
+using hybrid_lock = c_kinds::hybrid::lock<c_hybrid>;
+using adaptive_lock = c_kinds::adaptive::lock<c_adaptive>;
+using tas_lock = c_kinds::tas::lock<c_tas>;
+using ttas_lock = c_kinds::ttas::lock<c_ttas>;
+using ticket_lock = c_kinds::ticket::lock<c_ticket>;
+using mcs_lock = c_kinds::mcs::lock<c_mcs>;
 
 template <class Lock, int Kind>
 struct kind_row {
@@ -128,17 +122,11 @@ constexpr bool fits() {
 }
 
 using mutex_kinds =
-    kind_table<kind_row<hybrid_mutex::with_stats<c_hybrid>, SPINWISE_MUTEX_HYBRID>,
-               kind_row<hybrid_mutex_t<adaptive_policy<c_adaptive_tag>, class_stats<c_adaptive>>,
-                        SPINWISE_MUTEX_ADAPTIVE>,
-               kind_row<tas_mutex::with_stats<c_tas>, SPINWISE_MUTEX_TAS>,
-               kind_row<ttas_mutex::with_stats<c_ttas>, SPINWISE_MUTEX_TTAS>,
-               kind_row<ticket_mutex::with_stats<c_ticket>, SPINWISE_MUTEX_TICKET>,
-               kind_row<mcs_mutex::with_stats<c_mcs>, SPINWISE_MUTEX_MCS>>;
-static_assert(fits<hybrid_mutex::with_stats<c_hybrid>>() &&
-              fits<hybrid_mutex_t<adaptive_policy<c_adaptive_tag>, class_stats<c_adaptive>>>() &&
-              fits<tas_mutex::with_stats<c_tas>>() && fits<ttas_mutex::with_stats<c_ttas>>() &&
-              fits<ticket_mutex::with_stats<c_ticket>>() && fits<mcs_mutex::with_stats<c_mcs>>());
+    kind_table<kind_row<hybrid_lock, SPINWISE_MUTEX_HYBRID>, kind_row<adaptive_lock, SPINWISE_MUTEX_ADAPTIVE>,
+               kind_row<tas_lock, SPINWISE_MUTEX_TAS>, kind_row<ttas_lock, SPINWISE_MUTEX_TTAS>,
+               kind_row<ticket_lock, SPINWISE_MUTEX_TICKET>, kind_row<mcs_lock, SPINWISE_MUTEX_MCS>>;
+static_assert(fits<hybrid_lock>() && fits<adaptive_lock>() && fits<tas_lock>() && fits<ttas_lock>() &&
+              fits<ticket_lock>() && fits<mcs_lock>());
 
 using rwlock_kinds =
     kind_table<kind_row<hybrid_shared_mutex::with_stats<c_rw_hybrid>, SPINWISE_RWLOCK_HYBRID>,
@@ -150,7 +138,7 @@ static_assert(sizeof(spinwise_mutex_t) == SPINWISE_LOCK_BYTES &&
               sizeof(spinwise_rwlock_t) == SPINWISE_LOCK_BYTES);
 
 // The names, by kind value.
-constexpr const char* kMutexNames[] = {"hybrid", "adaptive", "tas", "ttas", "ticket", "mcs"};
+constexpr const auto& kMutexNames = c_kinds::kNames;
 constexpr const char* kRwlockNames[] = {"hybrid", "spin"};
 
 template <std::size_t N>

@@ -42,14 +42,9 @@
 #include <tuple>
 #include <utility>
 
-#include "spinwise/adaptive_policy.hpp"
+#include "c_lock_kinds.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/process_state.hpp"
-#include "spinwise/hybrid_mutex.hpp"
-#include "spinwise/mcs_mutex.hpp"
-#include "spinwise/tas_mutex.hpp"
-#include "spinwise/ticket_mutex.hpp"
-#include "spinwise/ttas_mutex.hpp"
 
 namespace {
 
@@ -57,25 +52,20 @@ using namespace spinwise;
 
 // --- the statistics classes, one per SQLite mutex type ---------------------------------------
 
-#define SPINWISE_SQLITE_CLASS(id, text)            \
-  struct id {                                      \
-    static constexpr std::string_view name = text; \
-  };
-SPINWISE_SQLITE_CLASS(sqlite_fast, "sqlite.fast")
-SPINWISE_SQLITE_CLASS(sqlite_recursive, "sqlite.recursive")
-SPINWISE_SQLITE_CLASS(sqlite_static_main, "sqlite.static_main")
-SPINWISE_SQLITE_CLASS(sqlite_static_mem, "sqlite.static_mem")
-SPINWISE_SQLITE_CLASS(sqlite_static_open, "sqlite.static_open")
-SPINWISE_SQLITE_CLASS(sqlite_static_prng, "sqlite.static_prng")
-SPINWISE_SQLITE_CLASS(sqlite_static_lru, "sqlite.static_lru")
-SPINWISE_SQLITE_CLASS(sqlite_static_pmem, "sqlite.static_pmem")
-SPINWISE_SQLITE_CLASS(sqlite_static_app1, "sqlite.static_app1")
-SPINWISE_SQLITE_CLASS(sqlite_static_app2, "sqlite.static_app2")
-SPINWISE_SQLITE_CLASS(sqlite_static_app3, "sqlite.static_app3")
-SPINWISE_SQLITE_CLASS(sqlite_static_vfs1, "sqlite.static_vfs1")
-SPINWISE_SQLITE_CLASS(sqlite_static_vfs2, "sqlite.static_vfs2")
-SPINWISE_SQLITE_CLASS(sqlite_static_vfs3, "sqlite.static_vfs3")
-#undef SPINWISE_SQLITE_CLASS
+SPINWISE_STATS_CLASS(sqlite_fast, "sqlite.fast")
+SPINWISE_STATS_CLASS(sqlite_recursive, "sqlite.recursive")
+SPINWISE_STATS_CLASS(sqlite_static_main, "sqlite.static_main")
+SPINWISE_STATS_CLASS(sqlite_static_mem, "sqlite.static_mem")
+SPINWISE_STATS_CLASS(sqlite_static_open, "sqlite.static_open")
+SPINWISE_STATS_CLASS(sqlite_static_prng, "sqlite.static_prng")
+SPINWISE_STATS_CLASS(sqlite_static_lru, "sqlite.static_lru")
+SPINWISE_STATS_CLASS(sqlite_static_pmem, "sqlite.static_pmem")
+SPINWISE_STATS_CLASS(sqlite_static_app1, "sqlite.static_app1")
+SPINWISE_STATS_CLASS(sqlite_static_app2, "sqlite.static_app2")
+SPINWISE_STATS_CLASS(sqlite_static_app3, "sqlite.static_app3")
+SPINWISE_STATS_CLASS(sqlite_static_vfs1, "sqlite.static_vfs1")
+SPINWISE_STATS_CLASS(sqlite_static_vfs2, "sqlite.static_vfs2")
+SPINWISE_STATS_CLASS(sqlite_static_vfs3, "sqlite.static_vfs3")
 
 // SQLite's static mutex ids, SQLITE_MUTEX_STATIC_MAIN (2) .. SQLITE_MUTEX_STATIC_VFS3 (13), in order.
 constexpr int kFirstStatic = SQLITE_MUTEX_STATIC_MAIN;
@@ -96,35 +86,11 @@ static_assert(SQLITE_MUTEX_STATIC_MEM == kFirstStatic + 1 && SQLITE_MUTEX_STATIC
 template <int Id>
 using static_class = std::tuple_element_t<Id - kFirstStatic, static_classes>;
 
-// --- the kinds: the C API's C++ lock types, with a statistics class --------------------------
-
-struct hybrid_kind {
-  template <class Class>
-  using lock = hybrid_mutex::with_stats<Class>;
-};
-// The adaptive kind learns a spin budget per SQLite type (the Tag is the type's class): the types
-// hold their locks for very different times (static_mem around an allocation's bookkeeping, a
-// recursive connection mutex around a whole statement step), so one budget would fit none.
-struct adaptive_kind {
-  template <class Class>
-  using lock = hybrid_mutex_t<adaptive_policy<Class>, class_stats<Class>>;
-};
-struct tas_kind {
-  template <class Class>
-  using lock = tas_mutex::with_stats<Class>;
-};
-struct ttas_kind {
-  template <class Class>
-  using lock = ttas_mutex::with_stats<Class>;
-};
-struct ticket_kind {
-  template <class Class>
-  using lock = ticket_mutex::with_stats<Class>;
-};
-struct mcs_kind {
-  template <class Class>
-  using lock = mcs_mutex::with_stats<Class>;
-};
+// --- the kinds: the C API's (c_lock_kinds.hpp) ------------------------------------------------
+// Their adaptive kind learns a spin budget per SQLite type (the Tag is the type's class): the
+// types hold their locks for very different times (static_mem around an allocation's bookkeeping,
+// a recursive connection mutex around a whole statement step), so one budget would fit none.
+using namespace c_kinds;
 
 // --- mutex objects ---------------------------------------------------------------------------
 
@@ -251,7 +217,7 @@ constexpr bool constant_initialized() {
               true) &&
           ...);
 }
-static_assert(constant_initialized<hybrid_kind, adaptive_kind, tas_kind, ttas_kind, ticket_kind, mcs_kind>(),
+static_assert(constant_initialized<hybrid, adaptive, tas, ttas, ticket, mcs>(),
               "a static SQLite mutex must need no constructor call");
 #endif
 
@@ -314,13 +280,12 @@ struct kind_entry {
   const char* name;
   sqlite3_mutex_methods methods;
 };
-// The C API's names, in its order (<spinwise/spinwise.h>).
+// The C API's names, in its order (c_lock_kinds.hpp).
 constexpr kind_entry kKinds[] = {
-    {"hybrid", methods_of<hybrid_kind>()}, {"adaptive", methods_of<adaptive_kind>()},
-    {"tas", methods_of<tas_kind>()},       {"ttas", methods_of<ttas_kind>()},
-    {"ticket", methods_of<ticket_kind>()}, {"mcs", methods_of<mcs_kind>()},
+    {kNames[0], methods_of<hybrid>()}, {kNames[1], methods_of<adaptive>()}, {kNames[2], methods_of<tas>()},
+    {kNames[3], methods_of<ttas>()},   {kNames[4], methods_of<ticket>()},   {kNames[5], methods_of<mcs>()},
 };
-constexpr const char* kKnownKinds = "hybrid, adaptive, tas, ttas, ticket, mcs";
+constexpr const char* kKnownKinds = kNameList;
 constexpr const char* kEnvVar = "SPINWISE_SQLITE_LOCK";
 
 // --- state and messages ----------------------------------------------------------------------
