@@ -107,8 +107,10 @@ class hybrid_raw : public raw_lock {
           wt.deadline_passed();
           return false;  // the word is 2 again, by us: the holder's unlock wakes
         }
+        wt.sleeping();
         slept = futex_wait_for(word_, kContended, limit);
       } else {
+        wt.sleeping();
         slept = futex_wait(word_, kContended);  // returns at once unless still 2
       }
       wt.next_episode(slept);

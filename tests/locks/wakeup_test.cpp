@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <thread>
+#include <vector>
 
 #include "lock_test_util.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
+#include "spinwise/park_behind_sleepers.hpp"
 
 namespace {
 
@@ -292,6 +294,139 @@ TEST(WaitMeter, ACounterThatStepsBackIsNoHugeWait) {
   m.done();
   EXPECT_EQ(stats::waits.load(), 1u);
   EXPECT_EQ(stats::max_wait_ticks.load(), 0u);
+}
+
+// --- park_behind_sleepers --------------------------------------------------------------------
+
+// Rounds, yields and parks of a class's contended waits.
+template <class Id>
+struct episode_stats : spinwise::no_stats {
+  static constexpr bool enabled = true;
+  static inline std::atomic<std::uint64_t> waits{0}, rounds{0}, yields{0}, parks{0};
+  static void on_contended(const spinwise::wait_record& r, spinwise::lock_mode) noexcept {
+    waits.fetch_add(1);
+    rounds.fetch_add(r.rounds);
+    yields.fetch_add(r.yields);
+    parks.fetch_add(r.parks);
+  }
+  static void reset() noexcept {
+    waits = 0;
+    rounds = 0;
+    yields = 0;
+    parks = 0;
+  }
+};
+
+// Spins until the class counts `n` sleepers, or fails the binary.
+template <class P>
+void await_sleepers(std::uint32_t n) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (spinwise::detail::sleepers<P>.load() != n) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "FATAL: %u sleepers never counted (%u)\n", n,
+                   spinwise::detail::sleepers<P>.load());
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+    std::this_thread::yield();
+  }
+}
+
+// The rule (park_behind_sleepers.hpp): a wait that starts while a waiter of its class sleeps
+// parks at once, with no round and no yield. The first waiter spins its budget, yields and sleeps;
+// the second, started once the first is counted asleep, must report no round and no yield. Bug
+// guarded: the check gone (or reading another class's count), the second waiter spins 30 rounds.
+struct pbs_id;
+TEST(ParkBehindSleepers, AWaitBehindASleeperParksWithoutSpinning) {
+  using P = spinwise::park_behind_sleepers<spinwise::hybrid_mutex::policy, pbs_id>;
+  using stats = episode_stats<pbs_id>;
+  static spinwise::hybrid_mutex_t<P, stats> m;
+  stats::reset();
+  m.lock();
+  std::thread first([] {
+    m.lock();
+    m.unlock();
+  });
+  await_sleepers<P>(1);
+  ASSERT_EQ(stats::waits.load(), 0u);
+  const std::uint64_t rounds_first = spinwise::hybrid_mutex::policy::spin_loops();
+  std::thread second([] {
+    m.lock();
+    m.unlock();
+  });
+  await_sleepers<P>(2);
+  m.unlock();
+  first.join();
+  second.join();
+  EXPECT_EQ(stats::waits.load(), 2u);
+  EXPECT_EQ(stats::rounds.load(), rounds_first) << "the second waiter spun behind a sleeper";
+  EXPECT_EQ(stats::yields.load(), 1u) << "only the first waiter may yield";
+  EXPECT_GE(stats::parks.load(), 2u);
+  EXPECT_EQ(spinwise::detail::sleepers<P>.load(), 0u) << "a sleep left counted";
+}
+
+// With no sleeper the wait is the policy's: the budget, the yield, then the futex. And another
+// class's sleeper does not count (the rule is per class).
+struct pbs_other_id;
+TEST(ParkBehindSleepers, WithNoSleeperOfItsClassTheWaitSpins) {
+  using P = spinwise::park_behind_sleepers<spinwise::hybrid_mutex::policy, pbs_other_id>;
+  using Q = spinwise::park_behind_sleepers<spinwise::hybrid_mutex::policy, struct pbs_third_id>;
+  using stats = episode_stats<pbs_other_id>;
+  static spinwise::hybrid_mutex_t<P, stats> m;
+  static spinwise::hybrid_mutex_t<Q> other;
+  stats::reset();
+  other.lock();
+  std::thread elsewhere([] {
+    other.lock();
+    other.unlock();
+  });
+  await_sleepers<Q>(1);
+  m.lock();
+  std::thread waiter([] {
+    m.lock();
+    m.unlock();
+  });
+  await_sleepers<P>(1);
+  m.unlock();
+  waiter.join();
+  other.unlock();
+  elsewhere.join();
+  EXPECT_EQ(stats::waits.load(), 1u);
+  EXPECT_EQ(stats::rounds.load(), spinwise::hybrid_mutex::policy::spin_loops());
+  EXPECT_EQ(stats::yields.load(), 1u);
+  EXPECT_EQ(spinwise::detail::sleepers<P>.load(), 0u);
+  EXPECT_EQ(spinwise::detail::sleepers<Q>.load(), 0u);
+}
+
+// Every sleep counted is uncounted: timed waits that expire asleep, and many threads contending.
+struct pbs_count_id;
+TEST(ParkBehindSleepers, TheSleeperCountReturnsToZero) {
+  using P = spinwise::park_behind_sleepers<spinwise::hybrid_mutex::policy, pbs_count_id>;
+  static spinwise::hybrid_mutex_t<P> m;
+  m.lock();
+  std::thread timed([] { EXPECT_FALSE(m.try_lock_for(std::chrono::milliseconds(20))); });
+  timed.join();
+  EXPECT_EQ(spinwise::detail::sleepers<P>.load(), 0u);
+  m.unlock();
+  std::uint64_t counter = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 8; ++t) {
+    ts.emplace_back([&counter] {
+      for (int i = 0; i < 20'000; ++i) {
+        if (i % 64 == 0) {
+          if (!m.try_lock_for(std::chrono::microseconds(50))) continue;
+        } else {
+          m.lock();
+        }
+        ++counter;
+        m.unlock();
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  EXPECT_LE(counter, 8u * 20'000u);
+  EXPECT_GE(counter, 8u * 20'000u * 63u / 64u);
+  EXPECT_EQ(spinwise::detail::sleepers<P>.load(), 0u);
 }
 
 }  // namespace

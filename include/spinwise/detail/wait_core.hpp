@@ -5,6 +5,7 @@
 // sleep, and a fresh episode after each wake-up, InnoDB's shape). For no_stats every measuring
 // member is an empty inline function: the slow paths compile as if it were not there.
 
+#include <atomic>
 #include <cstdint>
 #include <thread>
 #include <type_traits>
@@ -129,6 +130,16 @@ class one_wait {
   wait_meter<Stats> m_;
 };
 
+// A policy may ask the locks that park not to spin behind a sleeper: park_behind_sleepers.hpp
+// (Policy::kParkBehindSleepers, true). Its parking waits then count their sleeps here, one count
+// per policy type, and a wait that starts while the count is not zero parks at once.
+template <class Policy, class = void>
+struct parks_behind_sleepers : std::false_type {};
+template <class Policy>
+struct parks_behind_sleepers<Policy, std::enable_if_t<Policy::kParkBehindSleepers>> : std::true_type {};
+template <class Policy>
+inline std::atomic<std::uint32_t> sleepers{0};
+
 // One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
 // budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
 // word, calls pause(until) while it may not enter (until: "the word looks as if I may", which
@@ -153,6 +164,15 @@ class park_episodes : public one_wait<Policy, Stats> {
   // too (hybrid_mutex's exchange); a poll there cost hybrid_mutex_adaptive 0.93x at 2 threads.
   template <class Until = never_ready>
   bool step(Until&& until = {}) noexcept {
+    if constexpr (parks_behind_sleepers<Policy>::value) {
+      // An episode's first step, while a waiter of this policy sleeps: park now, without a round
+      // or the yield, and learn nothing (no spin was tried).
+      if (this->w.rounds() == 0 && !yielded_ && sleepers<Policy>.load(std::memory_order_relaxed) != 0) {
+        learnt_ = true;
+        yielded_ = true;
+        return false;
+      }
+    }
     if (!this->w.is_completed()) {
       this->m_.snooze(this->w, until);
       return true;
@@ -176,8 +196,19 @@ class park_episodes : public one_wait<Policy, Stats> {
     if (!learnt_ && this->w.is_completed()) finish_spin(this->w, false);
     learnt_ = true;
   }
+  // Just before the lock's futex wait (the wait's next_episode() follows it).
+  void sleeping() noexcept {
+    if constexpr (parks_behind_sleepers<Policy>::value) {
+      sleepers<Policy>.fetch_add(1, std::memory_order_relaxed);
+      counted_ = true;
+    }
+  }
   // After the park (slept: the thread did sleep in the kernel): a fresh episode.
   void next_episode(bool slept) noexcept {
+    if constexpr (parks_behind_sleepers<Policy>::value) {
+      if (counted_) sleepers<Policy>.fetch_sub(1, std::memory_order_relaxed);
+      counted_ = false;
+    }
     if (slept) this->m_.parked();
     this->m_.account(this->w);  // its loss was learnt at the yield
     this->w = typename Policy::waiter{};
@@ -187,7 +218,8 @@ class park_episodes : public one_wait<Policy, Stats> {
 
  private:
   bool yielded_ = false;
-  bool learnt_ = false;  // the budget's outcome was told (at the yield, or by deadline_passed())
+  bool learnt_ = false;   // the budget's outcome was told (at the yield, or by deadline_passed())
+  bool counted_ = false;  // this wait's sleep is in sleepers<Policy> (parks_behind_sleepers only)
 };
 
 // One wait of a spin lock: Policy rounds while the budget lasts, then a yield per poll, for as
