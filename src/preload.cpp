@@ -1,0 +1,896 @@
+// libspinwise-preload.so: an unmodified program's pthread mutexes, rwlocks and condition
+// variables on spinwise's locks, by LD_PRELOAD. The manual: docs/preload.md.
+//
+//   LD_PRELOAD=libspinwise-preload.so SPINWISE_PRELOAD_LOCK=hybrid ./program
+//
+// State in place: each lock lives in bytes of the program's own pthread_mutex_t / pthread_rwlock_t
+// that glibc's static initializers leave zero, and zero is every kind's free state, so
+// PTHREAD_MUTEX_INITIALIZER, std::mutex and a call made before any constructor ran need no init and
+// no side table. pthread_mutex_t (glibc 2.36, 40 bytes on x86_64, 48 on aarch64):
+//
+//   offset  0  __lock     unused (glibc's own word; zero)
+//           4  __count    depth of a recursive mutex (its owner's only)
+//           8  __owner + __nusers: the owner (pthread_self(), 8 bytes) of a recursive or
+//                         error-checking mutex; pthread_self() survives fork() in the forking thread
+//          16  __kind     glibc's type and flags, read on every call, never written
+//          24  __list     the kind's lock, 16 bytes: hybrid, adaptive, ttas (4), ticket (8), mcs (16)
+//
+// A mutex whose __kind has any flag but the type (robust, priority inheritance or protection,
+// process-shared) passes to glibc untouched, as does everything in the `glibc` kind.
+// pthread_rwlock_t (56 bytes): the lock in bytes 0-23 (hybrid_shared_mutex 16, spin_shared_mutex
+// 8), the write owner in __pad2 (offset 40); __shared (process-shared: glibc's) and __flags are
+// glibc's. Condition variables are this file's own (a futex sequence word, cond_* below), so that
+// they work with any mutex, interposed or not.
+
+#include <dlfcn.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <type_traits>
+
+#include "c_lock_kinds.hpp"
+#include "spinwise/adaptive_policy.hpp"
+#include "spinwise/detail/wait_core.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/runtime/knob_config.hpp"
+#include "spinwise/runtime/stats_report.hpp"
+#include "spinwise/spin_shared_mutex.hpp"
+
+#define SPINWISE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using namespace spinwise;
+
+SPINWISE_STATS_CLASS(preload_mutex, "preload.mutex")
+SPINWISE_STATS_CLASS(preload_recursive, "preload.recursive")
+SPINWISE_STATS_CLASS(preload_errorcheck, "preload.errorcheck")
+SPINWISE_STATS_CLASS(preload_rwlock, "preload.rwlock")
+
+// --- glibc's functions, for what passes through ------------------------------------------------
+
+// Resolved on first use, with no constructor of ours needed: a library loaded before this one may
+// call from its constructor. dlsym(RTLD_NEXT) takes the default version (pthread_cond_wait's
+// GLIBC_2.3.2, the current condition variable).
+template <class F>
+F real(std::atomic<void*>& slot, const char* name) noexcept {
+  void* p = slot.load(std::memory_order_acquire);
+  if (p == nullptr) {
+    p = dlsym(RTLD_NEXT, name);
+    if (p == nullptr) {
+      static const char msg[] = "spinwise-preload: a pthread function is missing from the C library\n";
+      (void)!write(2, msg, sizeof msg - 1);
+      std::abort();  // no C library with pthreads: nothing can run
+    }
+    slot.store(p, std::memory_order_release);
+  }
+  return reinterpret_cast<F>(p);
+}
+#define SPINWISE_REAL(name)                      \
+  ([]() noexcept {                               \
+    static std::atomic<void*> slot{nullptr};     \
+    return real<decltype(&::name)>(slot, #name); \
+  }())
+
+// --- the kind ----------------------------------------------------------------------------------
+
+enum kind : int { k_glibc, k_hybrid, k_adaptive, k_ttas, k_ticket, k_mcs };
+constexpr const char* kKindNames[] = {"glibc", "hybrid", "adaptive", "ttas", "ticket", "mcs"};
+
+std::atomic<int> g_kind{-1};
+std::atomic<bool> g_stats{false};
+
+// Set while this thread is inside one of the interposed calls that counts statistics: a lock the
+// statistics take themselves (std::mutex in their registry) then runs without them, no recursion.
+__thread int tl_inside __attribute__((tls_model("initial-exec")));
+
+void write_stats_at_exit() noexcept;
+
+SPINWISE_COLD int init_kind() noexcept {
+  const char* v = std::getenv("SPINWISE_PRELOAD_LOCK");
+  int k = k_hybrid;
+  bool unknown = false;
+  if (v != nullptr && *v != '\0') {
+    unknown = true;
+    for (int i = 0; i < static_cast<int>(std::size(kKindNames)); ++i) {
+      if (std::strcmp(v, kKindNames[i]) == 0) {
+        k = i;
+        unknown = false;
+      }
+    }
+    if (unknown) k = k_glibc;
+  }
+  const char* stats = std::getenv("SPINWISE_PRELOAD_STATS");
+  g_stats.store(k != k_glibc && stats != nullptr && *stats != '\0', std::memory_order_relaxed);
+  int expected = -1;
+  if (!g_kind.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) return expected;
+  // The first caller: its messages and the knobs, once. Locks taken meanwhile see the kind.
+  if (unknown) {
+    std::fprintf(
+        stderr,
+        "spinwise-preload: unknown SPINWISE_PRELOAD_LOCK '%s' (known: glibc, hybrid, adaptive, ttas, "
+        "ticket, mcs); the program runs on glibc's locks\n",
+        v);
+  }
+  if (k != k_glibc) {
+    ++tl_inside;
+    const startup_status st = configure_from_env();
+    if (!st.ok()) {
+      std::fprintf(stderr, "spinwise-preload: %s (no knob changed)\n", st.message().c_str());
+    }
+    if (g_stats.load(std::memory_order_relaxed)) std::atexit(write_stats_at_exit);
+    --tl_inside;
+  }
+  return k;
+}
+
+inline int current_kind() noexcept {
+  const int k = g_kind.load(std::memory_order_acquire);
+  return SPINWISE_LIKELY(k >= 0) ? k : init_kind();
+}
+
+// The library's constructor only settles the kind early; nothing depends on it having run.
+__attribute__((constructor)) void preload_start() { (void)current_kind(); }
+
+void write_stats_at_exit() noexcept {
+  const char* path = std::getenv("SPINWISE_PRELOAD_STATS");
+  if (path == nullptr) return;
+  ++tl_inside;
+  try {
+    const std::string json = format_stats_json(take_stats_snapshot());
+    if (FILE* f = std::fopen(path, "w")) {
+      const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
+      if (std::fclose(f) != 0 || !ok) std::fprintf(stderr, "spinwise-preload: could not write %s\n", path);
+    } else {
+      std::fprintf(stderr, "spinwise-preload: could not open %s: %s\n", path, std::strerror(errno));
+    }
+  } catch (...) {
+    std::fprintf(stderr, "spinwise-preload: out of memory for the statistics report\n");
+  }
+  --tl_inside;
+}
+
+// --- time -------------------------------------------------------------------------------------
+
+bool valid(const timespec* t) noexcept {
+  return t != nullptr && t->tv_nsec >= 0 && t->tv_nsec < 1'000'000'000;
+}
+
+template <class Clock>
+typename Clock::time_point time_point_of(const timespec& t) noexcept {
+  using D = typename Clock::duration;
+  if (t.tv_sec < 0) return typename Clock::time_point{};  // before the epoch: passed
+  const auto max_s = std::chrono::duration_cast<std::chrono::seconds>(D::max()).count() - 1;
+  if (t.tv_sec >= max_s) return Clock::time_point::max();
+  return typename Clock::time_point{
+      std::chrono::duration_cast<D>(std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec))};
+}
+
+// Calls f(time_point) on the clock `clock` names; EINVAL for a clock a lock cannot wait on.
+template <class F>
+int with_deadline(clockid_t clock, const timespec& t, F&& f) noexcept {
+  if (clock == CLOCK_REALTIME) return f(time_point_of<std::chrono::system_clock>(t));
+  if (clock == CLOCK_MONOTONIC) return f(time_point_of<std::chrono::steady_clock>(t));
+  return EINVAL;
+}
+
+// --- compact in-place locks: ticket (8 bytes) and mcs (16 bytes) --------------------------------
+// ticket_mutex (40 bytes) and mcs_mutex (24) do not fit beside glibc's __kind. These are their
+// algorithms without the parking: a FIFO spin lock that yields once its budget is spent (the
+// ticket_mutex and mcs_mutex knobs), so they show what a pure FIFO spin lock does in a real
+// program. A timed wait polls try_lock (a waiter cannot leave either queue).
+
+template <class Stats>
+class compact_ticket {
+ public:
+  void lock() noexcept {
+    const std::uint32_t t = next_.fetch_add(1, std::memory_order_relaxed);
+    if (serving_.load(std::memory_order_acquire) != t) {
+      detail::spin_then_yield<ticket_mutex::policy, Stats> w(this, lock_mode::x);
+      while (serving_.load(std::memory_order_acquire) != t) w.pause();
+      w.entered();
+    }
+    Stats::on_acquire(this, lock_mode::x);
+  }
+  bool try_lock() noexcept {
+    std::uint32_t s = serving_.load(std::memory_order_relaxed);
+    std::uint32_t n = s;
+    // Free when no ticket is out beyond the one being served: take the next one, which is served.
+    const bool ok =
+        next_.compare_exchange_strong(n, s + 1, std::memory_order_acquire, std::memory_order_relaxed);
+    if (ok) Stats::on_acquire(this, lock_mode::x);
+    return ok;
+  }
+  void unlock() noexcept {
+    Stats::on_release(this, lock_mode::x);
+    serving_.store(serving_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+
+ private:
+  std::atomic<std::uint32_t> next_{0};
+  std::atomic<std::uint32_t> serving_{0};
+};
+
+// MCS in the shape of K42 (Scott, "Shared-Memory Synchronization", 2nd ed., section 4.3.1: the lock
+// is itself the holder's queue node): two pointers, a waiter's node on its stack only while it
+// waits, nothing to keep while the lock is held. tail_: the last in line (this lock itself while
+// held with no waiter, nullptr free); next_: the holder's successor.
+template <class Stats>
+class compact_mcs {
+  struct node {
+    std::atomic<std::uintptr_t> waiting{1};
+    std::atomic<node*> next{nullptr};
+  };
+
+ public:
+  void lock() noexcept {
+    for (;;) {
+      node* prev = tail_.load(std::memory_order_relaxed);
+      if (prev == nullptr) {
+        if (tail_.compare_exchange_strong(prev, self(), std::memory_order_acquire, std::memory_order_relaxed))
+          break;
+        continue;
+      }
+      node n;
+      if (!tail_.compare_exchange_strong(prev, &n, std::memory_order_acq_rel, std::memory_order_relaxed))
+        continue;
+      // Our predecessor is a waiter's node, or this lock itself when it is the holder.
+      (prev == self() ? next_ : prev->next).store(&n, std::memory_order_release);
+      {
+        detail::spin_then_yield<mcs_mutex::policy, Stats> w(this, lock_mode::x);
+        while (n.waiting.load(std::memory_order_acquire) != 0) w.pause();
+        w.entered();
+      }
+      // We hold the lock; our node leaves with this frame: hand its successor to the lock.
+      node* succ = n.next.load(std::memory_order_acquire);
+      if (succ == nullptr) {
+        next_.store(nullptr, std::memory_order_relaxed);
+        node* expected = &n;
+        if (!tail_.compare_exchange_strong(expected, self(), std::memory_order_acq_rel,
+                                           std::memory_order_relaxed)) {
+          // A waiter queued behind our node: wait for it to link itself.
+          while ((succ = n.next.load(std::memory_order_acquire)) == nullptr) cpu_relax();
+          next_.store(succ, std::memory_order_relaxed);
+        }
+      } else {
+        next_.store(succ, std::memory_order_relaxed);
+      }
+      break;
+    }
+    Stats::on_acquire(this, lock_mode::x);
+  }
+  bool try_lock() noexcept {
+    node* expected = nullptr;
+    const bool ok =
+        tail_.compare_exchange_strong(expected, self(), std::memory_order_acquire, std::memory_order_relaxed);
+    if (ok) Stats::on_acquire(this, lock_mode::x);
+    return ok;
+  }
+  void unlock() noexcept {
+    Stats::on_release(this, lock_mode::x);
+    node* succ = next_.load(std::memory_order_acquire);
+    if (succ == nullptr) {
+      node* expected = self();
+      if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release,
+                                        std::memory_order_relaxed))
+        return;
+      while ((succ = next_.load(std::memory_order_acquire)) == nullptr) cpu_relax();
+    }
+    next_.store(nullptr, std::memory_order_relaxed);
+    succ->waiting.store(0, std::memory_order_release);  // the successor holds the lock
+  }
+
+ private:
+  node* self() noexcept { return reinterpret_cast<node*>(this); }  // an address, never dereferenced
+  std::atomic<node*> tail_{nullptr};
+  std::atomic<node*> next_{nullptr};
+};
+
+// --- the kinds' locks, for a mutex type (Class) and with or without statistics -------------------
+
+template <class Class, bool S>
+using stats_of = std::conditional_t<S, class_stats<Class>, no_stats>;
+
+template <int K, class Class, bool S>
+struct mutex_lock_of;
+template <class Class, bool S>
+struct mutex_lock_of<k_hybrid, Class, S> {
+  using type = hybrid_mutex_t<hybrid_mutex::policy, stats_of<Class, S>>;
+};
+template <class Class, bool S>
+struct mutex_lock_of<k_adaptive, Class, S> {
+  using type = hybrid_mutex_t<adaptive_policy<Class>, stats_of<Class, S>>;
+};
+template <class Class, bool S>
+struct mutex_lock_of<k_ttas, Class, S> {
+  using type = ttas_mutex_t<ttas_mutex::policy, stats_of<Class, S>>;
+};
+template <class Class, bool S>
+struct mutex_lock_of<k_ticket, Class, S> {
+  using type = compact_ticket<stats_of<Class, S>>;
+};
+template <class Class, bool S>
+struct mutex_lock_of<k_mcs, Class, S> {
+  using type = compact_mcs<stats_of<Class, S>>;
+};
+
+template <int K, bool S>
+struct rw_lock_of {
+  using type = spin_shared_mutex_t<spin_shared_mutex::policy, stats_of<preload_rwlock, S>>;
+};
+template <bool S>
+struct rw_lock_of<k_hybrid, S> {
+  using type = hybrid_shared_mutex_t<hybrid_shared_mutex::policy, stats_of<preload_rwlock, S>>;
+};
+template <bool S>
+struct rw_lock_of<k_adaptive, S> {
+  using type = hybrid_shared_mutex_t<adaptive_policy<preload_rwlock>, stats_of<preload_rwlock, S>>;
+};
+
+// --- pthread_mutex_t ------------------------------------------------------------------------------
+
+using mutex_data = decltype(pthread_mutex_t::__data);
+constexpr std::size_t kLockOffset = offsetof(mutex_data, __list);
+constexpr std::size_t kOwnerOffset = offsetof(mutex_data, __owner);
+static_assert(kLockOffset == 24 && sizeof(pthread_mutex_t) >= kLockOffset + 16,
+              "glibc's pthread_mutex_t layout");
+static_assert(kOwnerOffset == 8 && offsetof(mutex_data, __kind) == 16, "glibc's pthread_mutex_t layout");
+
+// glibc's __kind: the type in the low two bits (normal 0, recursive 1, errorcheck 2, adaptive 3);
+// 256 and 512 are lock elision hints (glibc's own choice, which these locks ignore). Any other bit
+// (robust 16, priority inheritance 32, protection 64, process-shared 128) passes through.
+constexpr int kTypeMask = 3;
+constexpr int kElisionBits = 256 | 512;
+
+enum class mtype { normal, recursive, errorcheck, glibc };
+inline mtype type_of(const pthread_mutex_t* m) noexcept {
+  const int k = m->__data.__kind;
+  if ((k & ~(kTypeMask | kElisionBits)) != 0) return mtype::glibc;
+  switch (k & kTypeMask) {
+    case PTHREAD_MUTEX_RECURSIVE_NP:
+      return mtype::recursive;
+    case PTHREAD_MUTEX_ERRORCHECK_NP:
+      return mtype::errorcheck;
+    default:
+      return mtype::normal;
+  }
+}
+
+template <class L>
+L& lock_in(pthread_mutex_t* m) noexcept {
+  static_assert(sizeof(L) <= 16 && alignof(L) <= 8, "a kind's lock must fit glibc's __list");
+  return *reinterpret_cast<L*>(reinterpret_cast<char*>(m) + kLockOffset);
+}
+std::atomic<std::uintptr_t>& owner_of(pthread_mutex_t* m) noexcept {
+  return *reinterpret_cast<std::atomic<std::uintptr_t>*>(reinterpret_cast<char*>(m) + kOwnerOffset);
+}
+inline std::uintptr_t self_id() noexcept { return static_cast<std::uintptr_t>(pthread_self()); }
+
+// Whether lock L waits for a deadline itself (the lock shells do; the compact locks poll).
+template <class L, class TP, class = void>
+struct has_until : std::false_type {};
+template <class L, class TP>
+struct has_until<L, TP, std::void_t<decltype(std::declval<L&>().try_lock_until(std::declval<const TP&>()))>>
+    : std::true_type {};
+
+// A mutex type's calls on kind K's lock L. Returns pthread's error codes.
+template <class L, mtype T>
+struct mutex_ops {
+  static int lock(pthread_mutex_t* m) noexcept {
+    if constexpr (T != mtype::normal) {
+      if (owner_of(m).load(std::memory_order_relaxed) == self_id()) return relock(m);
+    }
+    lock_in<L>(m).lock();
+    own(m);
+    return 0;
+  }
+  static int trylock(pthread_mutex_t* m) noexcept {
+    if constexpr (T != mtype::normal) {
+      if (owner_of(m).load(std::memory_order_relaxed) == self_id())
+        return T == mtype::recursive ? relock(m) : EBUSY;
+    }
+    if (!lock_in<L>(m).try_lock()) return EBUSY;
+    own(m);
+    return 0;
+  }
+  static int timedlock(pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+    if constexpr (T != mtype::normal) {
+      if (owner_of(m).load(std::memory_order_relaxed) == self_id()) return relock(m);
+    }
+    if (lock_in<L>(m).try_lock()) {
+      own(m);
+      return 0;
+    }
+    if (!valid(at)) return EINVAL;  // checked only when the call would wait, as glibc does
+    const int rc =
+        with_deadline(clock, *at, [m](auto tp) noexcept { return until(lock_in<L>(m), tp) ? 0 : ETIMEDOUT; });
+    if (rc == 0) own(m);
+    return rc;
+  }
+  static int unlock(pthread_mutex_t* m) noexcept {
+    if constexpr (T != mtype::normal) {
+      if (owner_of(m).load(std::memory_order_relaxed) != self_id()) return EPERM;
+      if (T == mtype::recursive && m->__data.__count > 1) {
+        --m->__data.__count;
+        return 0;
+      }
+      m->__data.__count = 0;
+      owner_of(m).store(0, std::memory_order_relaxed);
+    }
+    lock_in<L>(m).unlock();
+    return 0;
+  }
+
+ private:
+  static int relock(pthread_mutex_t* m) noexcept {
+    if (T == mtype::errorcheck) return EDEADLK;
+    if (m->__data.__count == UINT_MAX) return EAGAIN;
+    ++m->__data.__count;
+    return 0;
+  }
+  static void own(pthread_mutex_t* m) noexcept {
+    if constexpr (T != mtype::normal) {
+      owner_of(m).store(self_id(), std::memory_order_relaxed);
+      m->__data.__count = 1;
+    }
+  }
+  template <class TP>
+  static bool until(L& l, TP tp) noexcept {
+    if constexpr (has_until<L, TP>::value) {
+      return l.try_lock_until(tp);
+    } else {
+      detail::spin_then_yield<ttas_mutex::policy, no_stats> w(&l, lock_mode::x);
+      while (!l.try_lock()) {
+        if (TP::clock::now() >= tp) return false;
+        w.pause();
+      }
+      return true;
+    }
+  }
+};
+
+template <class L, class F>
+int on_mutex_typed(mtype t, F&& f) noexcept {
+  switch (t) {
+    case mtype::recursive:
+      return f(mutex_ops<typename L::template of<preload_recursive>, mtype::recursive>{});
+    case mtype::errorcheck:
+      return f(mutex_ops<typename L::template of<preload_errorcheck>, mtype::errorcheck>{});
+    default:
+      return f(mutex_ops<typename L::template of<preload_mutex>, mtype::normal>{});
+  }
+}
+
+template <int K, bool S>
+struct kind_locks {
+  template <class Class>
+  using of = typename mutex_lock_of<K, Class, S>::type;
+};
+
+// Calls f(ops) with the ops of m's type on the process's kind; statistics unless this thread is
+// inside a counted call already. Returns -1 when m is glibc's (the caller passes it through).
+template <class F>
+SPINWISE_ALWAYS_INLINE int on_mutex(pthread_mutex_t* m, F&& f) noexcept {
+  const int k = current_kind();
+  const mtype t = type_of(m);
+  if (k == k_glibc || t == mtype::glibc) return -1;
+  const bool s = g_stats.load(std::memory_order_relaxed) && tl_inside == 0;
+  if (s) ++tl_inside;
+  int rc;
+  switch (k) {
+#define SPINWISE_KIND_CASE(K)                                                                        \
+  case K:                                                                                            \
+    rc = s ? on_mutex_typed<kind_locks<K, true>>(t, f) : on_mutex_typed<kind_locks<K, false>>(t, f); \
+    break;
+    SPINWISE_KIND_CASE(k_hybrid)
+    SPINWISE_KIND_CASE(k_adaptive)
+    SPINWISE_KIND_CASE(k_ttas)
+    SPINWISE_KIND_CASE(k_ticket)
+    SPINWISE_KIND_CASE(k_mcs)
+#undef SPINWISE_KIND_CASE
+    default:
+      rc = -1;
+  }
+  if (s) --tl_inside;
+  return rc;
+}
+
+// --- pthread_rwlock_t ---------------------------------------------------------------------------
+
+using rw_data = decltype(pthread_rwlock_t::__data);
+constexpr std::size_t kRwWriterOffset = offsetof(rw_data, __pad2);
+static_assert(offsetof(rw_data, __cur_writer) == 24 && kRwWriterOffset == 40 &&
+                  sizeof(pthread_rwlock_t) >= 56,
+              "glibc's pthread_rwlock_t layout");
+
+bool rw_is_glibc(const pthread_rwlock_t* rw) noexcept { return rw->__data.__shared != 0; }
+std::atomic<std::uintptr_t>& writer_of(pthread_rwlock_t* rw) noexcept {
+  return *reinterpret_cast<std::atomic<std::uintptr_t>*>(reinterpret_cast<char*>(rw) + kRwWriterOffset);
+}
+template <class L>
+L& rw_in(pthread_rwlock_t* rw) noexcept {
+  static_assert(sizeof(L) <= 24 && alignof(L) <= 8, "a kind's rwlock must fit bytes 0-23");
+  return *reinterpret_cast<L*>(rw);
+}
+
+// The read locks this thread holds, for POSIX's "a thread may take a read lock it holds" (glibc
+// prefers readers by default; these locks prefer writers, and a reader queued behind a writer
+// that waits for this very reader would wait forever). A re-entry adds a reader inside directly,
+// as a writer that drains waits for every reader inside. 8 rwlocks held at once by one thread are
+// tracked; a ninth is taken as a first read lock.
+struct read_hold {
+  pthread_rwlock_t* rw;
+  std::uint32_t n;
+};
+__thread read_hold tl_reads[8] __attribute__((tls_model("initial-exec")));
+
+read_hold* find_read(pthread_rwlock_t* rw) noexcept {
+  for (read_hold& h : tl_reads)
+    if (h.rw == rw && h.n != 0) return &h;
+  return nullptr;
+}
+void note_read(pthread_rwlock_t* rw) noexcept {
+  if (read_hold* h = find_read(rw)) {
+    ++h->n;
+    return;
+  }
+  for (read_hold& h : tl_reads) {
+    if (h.n == 0) {
+      h = {rw, 1};
+      return;
+    }
+  }
+}
+void drop_read(pthread_rwlock_t* rw) noexcept {
+  if (read_hold* h = find_read(rw)) --h->n;
+}
+
+// The lock word of spinwise's writer-preferring rwlocks (detail/rw_word.hpp) is their first
+// member; a reader inside is kReaderOne there. Checked once (rw_reentry_ok) before it is used.
+template <class L>
+constexpr std::uint64_t reader_one() noexcept {
+  return std::is_same_v<typename L::policy, spin_shared_mutex::policy> ? detail::rw_word<2>::kReaderOne
+                                                                       : detail::rw_word<4>::kReaderOne;
+}
+template <class L>
+bool rw_reentry_ok() noexcept {
+  static const bool ok = [] {
+    alignas(8) unsigned char bytes[sizeof(L)] = {};
+    L* l = new (bytes) L;
+    l->lock_shared();
+    const bool r = reinterpret_cast<std::atomic<std::uint64_t>*>(bytes)->load() == reader_one<L>();
+    l->unlock_shared();
+    return r;
+  }();
+  return ok;
+}
+
+template <class L>
+struct rw_ops {
+  static int rdlock(pthread_rwlock_t* rw) noexcept {
+    if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
+    if (find_read(rw) != nullptr && rw_reentry_ok<L>()) {
+      reinterpret_cast<std::atomic<std::uint64_t>*>(rw)->fetch_add(reader_one<L>(),
+                                                                   std::memory_order_acquire);
+    } else {
+      rw_in<L>(rw).lock_shared();
+    }
+    note_read(rw);
+    return 0;
+  }
+  static int tryrdlock(pthread_rwlock_t* rw) noexcept {
+    if (find_read(rw) != nullptr) return rdlock(rw);
+    if (!rw_in<L>(rw).try_lock_shared()) return EBUSY;
+    note_read(rw);
+    return 0;
+  }
+  static int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
+    if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
+    if (find_read(rw) != nullptr) return rdlock(rw);  // a re-entry never waits
+    if (rw_in<L>(rw).try_lock_shared()) {
+      note_read(rw);
+      return 0;
+    }
+    if (!valid(at)) return EINVAL;
+    const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept {
+      return rw_in<L>(rw).try_lock_shared_until(tp) ? 0 : ETIMEDOUT;
+    });
+    if (rc == 0) note_read(rw);
+    return rc;
+  }
+  static int wrlock(pthread_rwlock_t* rw) noexcept {
+    if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || find_read(rw) != nullptr)
+      return EDEADLK;
+    rw_in<L>(rw).lock();
+    writer_of(rw).store(self_id(), std::memory_order_relaxed);
+    return 0;
+  }
+  static int trywrlock(pthread_rwlock_t* rw) noexcept {
+    if (!rw_in<L>(rw).try_lock()) return EBUSY;
+    writer_of(rw).store(self_id(), std::memory_order_relaxed);
+    return 0;
+  }
+  static int timedwrlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
+    if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || find_read(rw) != nullptr)
+      return EDEADLK;
+    if (rw_in<L>(rw).try_lock()) {
+      writer_of(rw).store(self_id(), std::memory_order_relaxed);
+      return 0;
+    }
+    if (!valid(at)) return EINVAL;
+    const int rc = with_deadline(
+        clock, *at, [rw](auto tp) noexcept { return rw_in<L>(rw).try_lock_until(tp) ? 0 : ETIMEDOUT; });
+    if (rc == 0) writer_of(rw).store(self_id(), std::memory_order_relaxed);
+    return rc;
+  }
+  static int unlock(pthread_rwlock_t* rw) noexcept {
+    if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) {
+      writer_of(rw).store(0, std::memory_order_relaxed);
+      rw_in<L>(rw).unlock();
+      return 0;
+    }
+    drop_read(rw);
+    rw_in<L>(rw).unlock_shared();
+    return 0;
+  }
+};
+
+template <class F>
+SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
+  const int k = current_kind();
+  if (k == k_glibc || rw_is_glibc(rw)) return -1;
+  const bool s = g_stats.load(std::memory_order_relaxed) && tl_inside == 0;
+  if (s) ++tl_inside;
+  int rc;
+  switch (k) {
+#define SPINWISE_KIND_CASE(K)                                  \
+  case K:                                                      \
+    rc = s ? f(rw_ops<typename rw_lock_of<K, true>::type>{})   \
+           : f(rw_ops<typename rw_lock_of<K, false>::type>{}); \
+    break;
+    SPINWISE_KIND_CASE(k_hybrid)
+    SPINWISE_KIND_CASE(k_adaptive)
+    SPINWISE_KIND_CASE(k_ttas)
+    SPINWISE_KIND_CASE(k_ticket)
+    SPINWISE_KIND_CASE(k_mcs)
+#undef SPINWISE_KIND_CASE
+    default:
+      rc = -1;
+  }
+  if (s) --tl_inside;
+  return rc;
+}
+
+// --- condition variables ------------------------------------------------------------------------
+// In place in pthread_cond_t (48 bytes; PTHREAD_COND_INITIALIZER is zeros): a sequence word that
+// every signal and broadcast advances, the count of waiters (a signal with none makes no system
+// call) and flags from pthread_cond_init's attributes. A waiter reads the sequence while it holds
+// the mutex, releases the mutex, and sleeps on the futex unless the sequence moved; a signal that
+// came between the release and the sleep moved it, so none is lost. A signal wakes one sleeper,
+// a broadcast all of them; wake-ups may be spurious, as POSIX allows (callers loop on their
+// predicate). The mutex is released and retaken through the calls above, so a condition variable
+// works with any mutex, glibc's included.
+
+struct cond_state {
+  std::atomic<std::uint32_t> seq;
+  std::atomic<std::uint32_t> waiters;
+  std::uint32_t flags;  // kCondMonotonic, kCondShared
+};
+constexpr std::uint32_t kCondMonotonic = 1;
+constexpr std::uint32_t kCondShared = 2;
+static_assert(sizeof(cond_state) <= sizeof(pthread_cond_t) && alignof(pthread_cond_t) >= alignof(cond_state));
+
+cond_state& cond_of(pthread_cond_t* c) noexcept { return *reinterpret_cast<cond_state*>(c); }
+
+long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const timespec* t,
+              std::uint32_t flags) noexcept {
+  const int priv = (flags & kCondShared) ? 0 : FUTEX_PRIVATE_FLAG;
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), op | priv, v, t, nullptr,
+                 FUTEX_BITSET_MATCH_ANY);
+}
+
+}  // namespace
+
+// --- the interposed calls ------------------------------------------------------------------------
+
+SPINWISE_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* a) noexcept {
+  const int rc = SPINWISE_REAL(pthread_mutex_init)(m, a);
+  if (rc != 0 || current_kind() == k_glibc || type_of(m) == mtype::glibc) return rc;
+  std::memset(reinterpret_cast<char*>(m) + kLockOffset, 0, 16);  // glibc's init zeroed the rest
+  return 0;
+}
+
+SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
+  if (current_kind() == k_glibc || type_of(m) == mtype::glibc) return SPINWISE_REAL(pthread_mutex_destroy)(m);
+  return 0;  // nothing to release; destroying a locked mutex is undefined (POSIX)
+}
+
+SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.lock(m); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_lock)(m);
+}
+
+SPINWISE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.trylock(m); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_trylock)(m);
+}
+
+SPINWISE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
+  const int rc = on_mutex(m, [m, at](auto ops) noexcept { return ops.timedlock(m, CLOCK_REALTIME, at); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_timedlock)(m, at);
+}
+
+SPINWISE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
+                                            const timespec* at) noexcept {
+  const int rc = on_mutex(m, [m, clock, at](auto ops) noexcept { return ops.timedlock(m, clock, at); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at);
+}
+
+SPINWISE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.unlock(m); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_unlock)(m);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlockattr_t* a) noexcept {
+  const int rc = SPINWISE_REAL(pthread_rwlock_init)(rw, a);
+  if (rc != 0 || current_kind() == k_glibc || rw_is_glibc(rw)) return rc;
+  std::memset(static_cast<void*>(rw), 0, 24);
+  writer_of(rw).store(0, std::memory_order_relaxed);
+  return 0;
+}
+
+SPINWISE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
+  if (current_kind() == k_glibc || rw_is_glibc(rw)) return SPINWISE_REAL(pthread_rwlock_destroy)(rw);
+  return 0;
+}
+
+SPINWISE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
+  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.rdlock(rw); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_rdlock)(rw);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
+  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.tryrdlock(rw); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  const int rc =
+      on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedrdlock(rw, CLOCK_REALTIME, at); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
+                                               const timespec* at) noexcept {
+  const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedrdlock(rw, clock, at); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
+  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.wrlock(rw); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_wrlock)(rw);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
+  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.trywrlock(rw); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_trywrlock)(rw);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  const int rc =
+      on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedwrlock(rw, CLOCK_REALTIME, at); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
+                                               const timespec* at) noexcept {
+  const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedwrlock(rw, clock, at); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at);
+}
+
+SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
+  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.unlock(rw); });
+  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_unlock)(rw);
+}
+
+SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* a) noexcept {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_init)(c, a);
+  std::uint32_t flags = 0;
+  if (a != nullptr) {
+    clockid_t clock = CLOCK_REALTIME;
+    int shared = PTHREAD_PROCESS_PRIVATE;
+    if (pthread_condattr_getclock(a, &clock) != 0 || pthread_condattr_getpshared(a, &shared) != 0)
+      return EINVAL;
+    if (clock == CLOCK_MONOTONIC) flags |= kCondMonotonic;
+    if (shared == PTHREAD_PROCESS_SHARED) flags |= kCondShared;
+  }
+  std::memset(static_cast<void*>(c), 0, sizeof *c);
+  cond_of(c).flags = flags;
+  return 0;
+}
+
+SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_destroy)(c);
+  return 0;
+}
+
+SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_signal)(c);
+  cond_state& s = cond_of(c);
+  s.seq.fetch_add(1, std::memory_order_seq_cst);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, 1, nullptr, s.flags);
+  return 0;
+}
+
+SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_broadcast)(c);
+  cond_state& s = cond_of(c);
+  s.seq.fetch_add(1, std::memory_order_seq_cst);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, INT_MAX, nullptr, s.flags);
+  return 0;
+}
+
+namespace {
+// One wait: at == nullptr for none. clock: the deadline's (FUTEX_WAIT_BITSET takes an absolute
+// time on CLOCK_MONOTONIC, or on CLOCK_REALTIME with FUTEX_CLOCK_REALTIME).
+int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+  if (at != nullptr && (!valid(at) || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))) return EINVAL;
+  cond_state& s = cond_of(c);
+  s.waiters.fetch_add(1, std::memory_order_seq_cst);
+  const std::uint32_t seen = s.seq.load(std::memory_order_seq_cst);
+  if (const int rc = pthread_mutex_unlock(m); rc != 0) {
+    s.waiters.fetch_sub(1, std::memory_order_relaxed);
+    return rc;  // not the owner (an error-checking mutex): EPERM, as glibc
+  }
+  int result = 0;
+  for (;;) {
+    const int op = FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
+    const long r = futex_op(s.seq, op, seen, at, s.flags);
+    if (r == 0 || errno == EAGAIN) break;  // woken, or the sequence moved
+    if (errno == ETIMEDOUT) {
+      result = ETIMEDOUT;
+      break;
+    }
+    if (s.seq.load(std::memory_order_acquire) != seen) break;  // EINTR: awake anyway if it moved
+  }
+  s.waiters.fetch_sub(1, std::memory_order_relaxed);
+  // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's
+  // EOWNERDEAD is the caller's to see.
+  const int rc = pthread_mutex_lock(m);
+  return rc != 0 ? rc : result;
+}
+
+clockid_t cond_clock(pthread_cond_t* c) noexcept {
+  return (cond_of(c).flags & kCondMonotonic) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+}  // namespace
+
+SPINWISE_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_wait)(c, m);
+  return cond_wait(c, m, CLOCK_REALTIME, nullptr);
+}
+
+SPINWISE_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_timedwait)(c, m, at);
+  return cond_wait(c, m, cond_clock(c), at);
+}
+
+SPINWISE_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
+                                           const timespec* at) {
+  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at);
+  return cond_wait(c, m, clock, at);
+}
