@@ -143,15 +143,42 @@ inline int current_kind() noexcept {
   return SPINWISE_LIKELY(k >= 0) ? k : init_kind();
 }
 
-// The library's constructor only settles the kind early; nothing depends on it having run.
-__attribute__((constructor)) void preload_start() { (void)current_kind(); }
+}  // namespace
+
+// Set by the library's constructor, which only settles the kind early: nothing depends on it
+// having run. Exported for tests/preload, whose library checks that its own constructor took its
+// locks before this one ran.
+extern "C" {
+__attribute__((visibility("default"))) int spinwise_preload_constructed = 0;
+}
+__attribute__((constructor)) static void preload_start() {
+  (void)current_kind();
+  spinwise_preload_constructed = 1;
+}
+
+namespace {
 
 void write_stats_at_exit() noexcept {
   const char* path = std::getenv("SPINWISE_PRELOAD_STATS");
   if (path == nullptr) return;
   ++tl_inside;
   try {
-    const std::string json = format_stats_json(take_stats_snapshot());
+    const stats_snapshot snap = take_stats_snapshot();
+    // A process that took no lock (a wrapper such as timeout(1), which the variable reaches too)
+    // leaves the file to the one that did.
+    bool any = false;
+    for (const auto& c : snap.classes)
+      any = any || (c.name.rfind("preload.", 0) == 0 && c.totals.acquisitions != 0);
+    if (!any) {
+      --tl_inside;
+      return;
+    }
+    // "%p" in the name: the process ID (a program that forks children that exit normally).
+    std::string name = path;
+    for (std::size_t at = name.find("%p"); at != std::string::npos; at = name.find("%p"))
+      name.replace(at, 2, std::to_string(getpid()));
+    path = name.c_str();
+    const std::string json = format_stats_json(snap);
     if (FILE* f = std::fopen(path, "w")) {
       const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
       if (std::fclose(f) != 0 || !ok) std::fprintf(stderr, "spinwise-preload: could not write %s\n", path);

@@ -1,0 +1,416 @@
+// The pthread calls libspinwise-preload.so interposes, checked against POSIX (and glibc where POSIX
+// leaves a choice): run on plain glibc as the oracle, and under LD_PRELOAD with each kind
+// (tests/preload/CMakeLists.txt). Exits 1 at the first failed check, naming it; prints one line
+// when every check passed. Deadlines are generous and nothing is timed but the timed calls'
+// own ETIMEDOUT.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+extern "C" {
+extern int ctor_lib_ok;
+extern int ctor_lib_before_interposer;
+}
+
+namespace {
+
+int g_checks = 0;
+#define CHECK(cond)                                                                     \
+  do {                                                                                  \
+    ++g_checks;                                                                         \
+    if (!(cond)) {                                                                      \
+      std::fprintf(stderr, "conformance: FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      std::exit(1);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+// Whether a spinwise kind (not glibc's locks) is under this process: where glibc itself would
+// refuse or wait forever, the interposer's documented answer is checked.
+bool spinwise_locks() {
+  if (dlsym(RTLD_DEFAULT, "spinwise_preload_constructed") == nullptr) return false;
+  const char* k = std::getenv("SPINWISE_PRELOAD_LOCK");
+  if (k == nullptr || *k == '\0') return true;
+  for (const char* known : {"hybrid", "adaptive", "ttas", "ticket", "mcs"})
+    if (std::strcmp(k, known) == 0) return true;
+  return false;  // glibc, or an unknown name: glibc's locks
+}
+
+timespec from_now(clockid_t clock, long ms) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  t.tv_nsec += (ms % 1000) * 1'000'000;
+  t.tv_sec += ms / 1000 + t.tv_nsec / 1'000'000'000;
+  t.tv_nsec %= 1'000'000'000;
+  return t;
+}
+
+// Runs f in another thread and returns what it returned.
+template <class F>
+int in_thread(F f) {
+  int rc = -1;
+  std::thread t([&] { rc = f(); });
+  t.join();
+  return rc;
+}
+
+pthread_mutex_t s_normal = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t s_recursive = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+pthread_mutex_t s_errorcheck = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+pthread_rwlock_t s_rw = PTHREAD_RWLOCK_INITIALIZER;
+pthread_cond_t s_cond = PTHREAD_COND_INITIALIZER;
+
+void mutual_exclusion() {
+  for (pthread_mutex_t* m : {&s_normal, &s_recursive, &s_errorcheck}) {
+    long n = 0;
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 4; ++t)
+      ts.emplace_back([&] {
+        for (int i = 0; i < 20000; ++i) {
+          pthread_mutex_lock(m);
+          if (m == &s_recursive) pthread_mutex_lock(m);
+          ++n;
+          if (m == &s_recursive) pthread_mutex_unlock(m);
+          pthread_mutex_unlock(m);
+        }
+      });
+    for (auto& t : ts) t.join();
+    CHECK(n == 80000);
+  }
+  long w = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < 20000; ++i) {
+        if (t % 2 == 0) {
+          pthread_rwlock_wrlock(&s_rw);
+          ++w;
+          pthread_rwlock_unlock(&s_rw);
+        } else {
+          pthread_rwlock_rdlock(&s_rw);
+          (void)w;
+          pthread_rwlock_unlock(&s_rw);
+        }
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(w == 40000);
+}
+
+void error_codes() {
+  // normal
+  CHECK(pthread_mutex_lock(&s_normal) == 0);
+  CHECK(in_thread([] { return pthread_mutex_trylock(&s_normal); }) == EBUSY);
+  CHECK(pthread_mutex_unlock(&s_normal) == 0);
+  CHECK(pthread_mutex_trylock(&s_normal) == 0 && pthread_mutex_unlock(&s_normal) == 0);
+  // recursive: depth, owner
+  for (int i = 0; i < 3; ++i) CHECK(pthread_mutex_lock(&s_recursive) == 0);
+  CHECK(pthread_mutex_trylock(&s_recursive) == 0);  // the owner: depth 4
+  CHECK(in_thread([] { return pthread_mutex_unlock(&s_recursive); }) == EPERM);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(pthread_mutex_unlock(&s_recursive) == 0);
+    CHECK(in_thread([] { return pthread_mutex_trylock(&s_recursive); }) == EBUSY);
+  }
+  CHECK(pthread_mutex_unlock(&s_recursive) == 0);
+  CHECK(pthread_mutex_unlock(&s_recursive) == EPERM);
+  CHECK(in_thread([] {
+          return pthread_mutex_trylock(&s_recursive) == 0 ? pthread_mutex_unlock(&s_recursive) : -1;
+        }) == 0);
+  // errorcheck
+  CHECK(pthread_mutex_unlock(&s_errorcheck) == EPERM);
+  CHECK(pthread_mutex_lock(&s_errorcheck) == 0);
+  CHECK(pthread_mutex_lock(&s_errorcheck) == EDEADLK);
+  CHECK(pthread_mutex_trylock(&s_errorcheck) == EBUSY);
+  CHECK(in_thread([] { return pthread_mutex_unlock(&s_errorcheck); }) == EPERM);
+  // timed, on a held mutex
+  CHECK(in_thread([] {
+          timespec bad = from_now(CLOCK_REALTIME, 10);
+          bad.tv_nsec = 1'000'000'000;
+          if (pthread_mutex_timedlock(&s_errorcheck, &bad) != EINVAL) return 1;
+          bad.tv_nsec = -1;
+          if (pthread_mutex_timedlock(&s_errorcheck, &bad) != EINVAL) return 2;
+          timespec at = from_now(CLOCK_REALTIME, 20);
+          if (pthread_mutex_timedlock(&s_errorcheck, &at) != ETIMEDOUT) return 3;
+          at = from_now(CLOCK_MONOTONIC, 20);
+          if (pthread_mutex_clocklock(&s_errorcheck, CLOCK_MONOTONIC, &at) != ETIMEDOUT) return 4;
+          return 0;
+        }) == 0);
+  CHECK(pthread_mutex_unlock(&s_errorcheck) == 0);
+  timespec at = from_now(CLOCK_MONOTONIC, 1000);
+  CHECK(pthread_mutex_clocklock(&s_normal, CLOCK_MONOTONIC, &at) == 0 &&
+        pthread_mutex_unlock(&s_normal) == 0);
+}
+
+void rwlocks() {
+  // Two readers inside at once.
+  std::atomic<int> inside{0}, peak{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 2; ++t)
+    ts.emplace_back([&] {
+      pthread_rwlock_rdlock(&s_rw);
+      const int now = ++inside;
+      if (now > peak) peak = now;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (peak < 2 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+      --inside;
+      pthread_rwlock_unlock(&s_rw);
+    });
+  for (auto& t : ts) t.join();
+  CHECK(peak == 2);
+  // Write-held: every other call refuses or times out.
+  CHECK(pthread_rwlock_wrlock(&s_rw) == 0);
+  CHECK(in_thread([] { return pthread_rwlock_tryrdlock(&s_rw); }) == EBUSY);
+  CHECK(in_thread([] { return pthread_rwlock_trywrlock(&s_rw); }) == EBUSY);
+  CHECK(in_thread([] {
+          timespec bad = from_now(CLOCK_REALTIME, 10);
+          bad.tv_nsec = 1'000'000'000;
+          if (pthread_rwlock_timedrdlock(&s_rw, &bad) != EINVAL) return 1;
+          if (pthread_rwlock_timedwrlock(&s_rw, &bad) != EINVAL) return 2;
+          timespec at = from_now(CLOCK_REALTIME, 20);
+          if (pthread_rwlock_timedrdlock(&s_rw, &at) != ETIMEDOUT) return 3;
+          at = from_now(CLOCK_REALTIME, 20);
+          if (pthread_rwlock_timedwrlock(&s_rw, &at) != ETIMEDOUT) return 4;
+          at = from_now(CLOCK_MONOTONIC, 20);
+          if (pthread_rwlock_clockrdlock(&s_rw, CLOCK_MONOTONIC, &at) != ETIMEDOUT) return 5;
+          at = from_now(CLOCK_MONOTONIC, 20);
+          if (pthread_rwlock_clockwrlock(&s_rw, CLOCK_MONOTONIC, &at) != ETIMEDOUT) return 6;
+          return 0;
+        }) == 0);
+  CHECK(pthread_rwlock_wrlock(&s_rw) == EDEADLK);
+  CHECK(pthread_rwlock_unlock(&s_rw) == 0);
+  // A read lock taken again by its holder while a writer waits: no deadlock.
+  CHECK(pthread_rwlock_rdlock(&s_rw) == 0);
+  std::atomic<bool> writer_started{false};
+  std::thread writer([&] {
+    writer_started = true;
+    pthread_rwlock_wrlock(&s_rw);
+    pthread_rwlock_unlock(&s_rw);
+  });
+  while (!writer_started) std::this_thread::yield();
+  usleep(20000);  // the writer is (most likely) waiting now; either way the re-entry must not wait for it
+  timespec at = from_now(CLOCK_REALTIME, 5000);
+  CHECK(pthread_rwlock_timedrdlock(&s_rw, &at) == 0);
+  CHECK(pthread_rwlock_unlock(&s_rw) == 0);
+  if (spinwise_locks()) CHECK(pthread_rwlock_wrlock(&s_rw) == EDEADLK);  // glibc waits forever here
+  CHECK(pthread_rwlock_unlock(&s_rw) == 0);
+  writer.join();
+}
+
+void condition_variables() {
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  // signal wakes a waiter; broadcast wakes 8.
+  int ready = 0, woke = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 8; ++t)
+    ts.emplace_back([&] {
+      pthread_mutex_lock(&m);
+      while (ready == 0) pthread_cond_wait(&s_cond, &m);
+      ++woke;
+      pthread_mutex_unlock(&m);
+    });
+  usleep(20000);
+  pthread_mutex_lock(&m);
+  ready = 1;
+  pthread_cond_broadcast(&s_cond);
+  pthread_mutex_unlock(&m);
+  for (auto& t : ts) t.join();
+  CHECK(woke == 8);
+  int token = 0;
+  std::thread one([&] {
+    pthread_mutex_lock(&m);
+    while (token == 0) pthread_cond_wait(&s_cond, &m);
+    token = 2;
+    pthread_mutex_unlock(&m);
+  });
+  usleep(10000);
+  pthread_mutex_lock(&m);
+  token = 1;
+  pthread_cond_signal(&s_cond);
+  pthread_mutex_unlock(&m);
+  one.join();
+  CHECK(token == 2);
+  // Timed waits: ETIMEDOUT with the mutex held again; EINVAL for a bad tv_nsec.
+  pthread_mutex_t em = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+  CHECK(pthread_mutex_lock(&em) == 0);
+  timespec at = from_now(CLOCK_REALTIME, 20);
+  CHECK(pthread_cond_timedwait(&s_cond, &em, &at) == ETIMEDOUT);
+  CHECK(in_thread([&] { return pthread_mutex_trylock(&em); }) == EBUSY);
+  at = from_now(CLOCK_MONOTONIC, 20);
+  CHECK(pthread_cond_clockwait(&s_cond, &em, CLOCK_MONOTONIC, &at) == ETIMEDOUT);
+  at.tv_nsec = -1;
+  CHECK(pthread_cond_timedwait(&s_cond, &em, &at) == EINVAL);
+  CHECK(pthread_mutex_unlock(&em) == 0);
+  // A condition variable on CLOCK_MONOTONIC (pthread_condattr_setclock).
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_t mono;
+  CHECK(pthread_cond_init(&mono, &ca) == 0);
+  pthread_mutex_lock(&m);
+  at = from_now(CLOCK_MONOTONIC, 20);
+  CHECK(pthread_cond_timedwait(&mono, &m, &at) == ETIMEDOUT);
+  pthread_mutex_unlock(&m);
+  CHECK(pthread_cond_destroy(&mono) == 0);
+  pthread_condattr_destroy(&ca);
+  // On a recursive mutex locked once.
+  pthread_mutex_t rm = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+  pthread_mutex_lock(&rm);
+  at = from_now(CLOCK_REALTIME, 10);
+  CHECK(pthread_cond_timedwait(&s_cond, &rm, &at) == ETIMEDOUT);
+  CHECK(pthread_mutex_unlock(&rm) == 0);
+}
+
+void attributes_and_pass_through() {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  for (int type : {PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_ERRORCHECK}) {
+    pthread_mutex_t m;
+    pthread_mutexattr_settype(&a, type);
+    CHECK(pthread_mutex_init(&m, &a) == 0);
+    CHECK(pthread_mutex_lock(&m) == 0 && pthread_mutex_unlock(&m) == 0);
+    CHECK(pthread_mutex_destroy(&m) == 0);
+  }
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_NORMAL);
+  pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+  pthread_mutex_t shared;
+  CHECK(pthread_mutex_init(&shared, &a) == 0);
+  CHECK(pthread_mutex_lock(&shared) == 0 && pthread_mutex_unlock(&shared) == 0 &&
+        pthread_mutex_destroy(&shared) == 0);
+  pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_PRIVATE);
+  // Robust: passes through to glibc, which reports an owner that died.
+  pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+  pthread_mutex_t robust;
+  CHECK(pthread_mutex_init(&robust, &a) == 0);
+  std::thread([&] { pthread_mutex_lock(&robust); }).join();  // exits holding it
+  CHECK(pthread_mutex_lock(&robust) == EOWNERDEAD);
+  CHECK(pthread_mutex_consistent(&robust) == 0);
+  CHECK(pthread_mutex_unlock(&robust) == 0);
+  CHECK(pthread_mutex_destroy(&robust) == 0);
+  pthread_mutexattr_destroy(&a);
+  pthread_rwlock_t rw;
+  CHECK(pthread_rwlock_init(&rw, nullptr) == 0);
+  CHECK(pthread_rwlock_wrlock(&rw) == 0 && pthread_rwlock_unlock(&rw) == 0 &&
+        pthread_rwlock_destroy(&rw) == 0);
+  pthread_cond_t c;
+  CHECK(pthread_cond_init(&c, nullptr) == 0 && pthread_cond_destroy(&c) == 0);
+}
+
+void fork_in_a_threaded_program() {
+  pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER;
+  std::atomic<bool> stop{false};
+  std::thread bg([&] {
+    while (!stop) {
+      pthread_mutex_lock(&busy);
+      pthread_mutex_unlock(&busy);
+    }
+  });
+  pthread_mutex_t held = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+  pthread_mutex_t idle = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+  CHECK(pthread_mutex_lock(&held) == 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child: a free mutex and a condition variable work; the one this thread held is held,
+    // by this thread. glibc's owner is the thread ID, which changed: it refuses the unlock.
+    int rc = pthread_mutex_lock(&idle);
+    timespec at = from_now(CLOCK_REALTIME, 5);
+    if (rc == 0) rc = pthread_cond_timedwait(&c, &idle, &at) == ETIMEDOUT ? 0 : 20;
+    if (rc == 0) rc = pthread_mutex_unlock(&idle);
+    if (rc == 0) rc = in_thread([&] { return pthread_mutex_trylock(&held); }) == EBUSY ? 0 : 21;
+    const int unlocked = pthread_mutex_unlock(&held);
+    if (rc == 0 && unlocked != 0 && !(unlocked == EPERM && !spinwise_locks())) rc = 22;
+    _exit(rc);
+  }
+  int status = 0;
+  CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+  stop = true;
+  bg.join();
+  CHECK(pthread_mutex_unlock(&held) == 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+void cxx_standard_library() {
+  std::mutex m;
+  std::recursive_mutex rm;
+  std::timed_mutex tm;
+  std::shared_mutex sm;
+  std::condition_variable cv;
+  long n = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < 10000; ++i) {
+        {
+          std::lock_guard<std::mutex> g(m);
+          ++n;
+        }
+        {
+          std::lock_guard<std::recursive_mutex> a(rm);
+          std::lock_guard<std::recursive_mutex> b(rm);
+        }
+        if (t % 2) {
+          std::unique_lock<std::shared_mutex> g(sm);
+        } else {
+          std::shared_lock<std::shared_mutex> g(sm);
+        }
+      }
+    });
+  for (auto& t : ts) t.join();
+  ts.clear();
+  CHECK(n == 40000);
+  tm.lock();
+  CHECK(in_thread([&] { return tm.try_lock_for(std::chrono::milliseconds(20)) ? 1 : 0; }) == 0);
+  tm.unlock();
+  bool go = false;
+  int woke = 0;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&] {
+      std::unique_lock<std::mutex> g(m);
+      cv.wait(g, [&] { return go; });
+      ++woke;
+    });
+  usleep(10000);
+  {
+    std::lock_guard<std::mutex> g(m);
+    go = true;
+  }
+  cv.notify_all();
+  for (auto& t : ts) t.join();
+  CHECK(woke == 4);
+  std::unique_lock<std::mutex> g(m);
+  CHECK(cv.wait_for(g, std::chrono::milliseconds(10)) == std::cv_status::timeout);
+  CHECK(g.owns_lock());
+}
+
+}  // namespace
+
+int main() {
+  // The library linked in (ctor_lib.c) took its locks from its constructor.
+  CHECK(ctor_lib_ok == 1);
+  if (spinwise_locks() && std::getenv("CONFORMANCE_CTOR_FIRST") != nullptr)
+    CHECK(ctor_lib_before_interposer == 1);
+  mutual_exclusion();
+  error_codes();
+  rwlocks();
+  condition_variables();
+  attributes_and_pass_through();
+  fork_in_a_threaded_program();
+  cxx_standard_library();
+  std::printf("conformance: ok (%d checks, %s)\n", g_checks,
+              spinwise_locks() ? "spinwise locks" : "glibc's locks");
+  return 0;
+}
