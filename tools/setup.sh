@@ -9,7 +9,8 @@
 #   tools/setup.sh engines   what the real-engine harness needs (bench/engines/mariadb): Debian's
 #                            MariaDB server and client binaries (the -core packages: no system
 #                            service is installed or started), sysbench, and perf for cpu-clock
-#                            sampling. Not part of the default set.
+#                            sampling; memcached and memcaslap (libmemcached-tools) for
+#                            bench/engines/memcached. Not part of the default set.
 set -euo pipefail
 
 case ${1:-} in
@@ -31,7 +32,8 @@ packages=(
   libtbb-dev libabsl-dev
 )
 [ "$set_name" = calibrate ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev)
-[ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox)
+[ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox
+  memcached libmemcached-tools)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,7 +11,8 @@
 #   6. a build forced onto the generic backend, tests included
 #   (stages 3-6 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
 #   7. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
-#   8. engines: the real-MariaDB harness's smoke run (bench/engines/mariadb), when the engine
+#   8. engines: the real-MariaDB harness's smoke run (bench/engines/mariadb) and the memcached
+#      harness's (bench/engines/memcached, memcached under libspinwise-preload.so), when the engine
 #      packages are installed (tools/setup.sh engines) and this is root; skipped, saying so, if not
 # Each stage prints what it ran and ctest's summary (and, when it fails, what the failing tests
 # said; the whole output is in <build>/<stage>/ctest-output.log); the last line counts the stages.
@@ -203,7 +204,7 @@ stage_fuzz() {
 # The MariaDB harness's smoke mode: a real server up for one 5 s sysbench run and down again. It
 # passes when the run's result says work was done (queries, server samples) and nothing is left:
 # no server of its own running, no temporary directory. Skipped when the packages are not there.
-stage_engines() {
+engines_mariadb() {
   local missing=() t
   for t in mariadbd mariadb-install-db mariadb sysbench perf nm objdump gnuplot; do
     command -v "$t" >/dev/null || missing+=("$t")
@@ -238,6 +239,40 @@ PY
     echo "--- engines: a harness server is still running"; return 1
   fi
 }
+# The memcached harness's smoke mode: one cell, memcached with no preload, with the interposer
+# passing through (glibc) and on hybrid, 1 s each. It passes when every run did work, the hybrid
+# run's statistics counted the server's locks, and nothing is left behind.
+engines_memcached() {
+  local t missing=()
+  for t in memcached memcaslap; do command -v "$t" >/dev/null || missing+=("$t"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "--- engines: memcached smoke skipped (not installed: ${missing[*]}; tools/setup.sh engines installs them)"
+    return 0
+  fi
+  local lib="$root/$broot/release/src/libspinwise-preload.so" out before after
+  [ -f "$lib" ] || build $broot/release -DCMAKE_BUILD_TYPE=Release || return 1
+  out=$(mktemp -d) || return 1
+  before=$(ls -d /tmp/spinwise-memcached.* 2>/dev/null | sort; pgrep -x memcached | sort)
+  bench/engines/memcached/run.sh --smoke --force --preload "$lib" --out "$out" >/dev/null || { rm -rf "$out"; return 1; }
+  after=$(ls -d /tmp/spinwise-memcached.* 2>/dev/null | sort; pgrep -x memcached | sort)
+  python3 - "$out/runs.jsonl" <<'PY' || { rm -rf "$out"; return 1; }
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 3 and all(x["ok"] and x["ops"] > 0 for x in r), r
+h = next(x for x in r if x["arm"] == "hybrid")
+assert h["preload"] and h["preload"]["acquisitions"] > 0, f"the hybrid run counted no lock: {h}"
+print("--- engines: memcached smoke " + ", ".join(f"{x['arm']} {x['ops_per_s'] / 1000:.0f}k ops/s" for x in r)
+      + f"; hybrid took {h['preload']['acquisitions'] / h['ops']:.1f} locks per operation")
+PY
+  rm -rf "$out"
+  [ "$before" = "$after" ] || { echo "--- engines: the memcached harness left a server or a temporary directory behind: $after"; return 1; }
+}
+stage_engines() {
+  local rc=0
+  engines_mariadb || rc=1
+  engines_memcached || rc=1
+  return $rc
+}
 
 for s in "${stages[@]}"; do
   case $s in
@@ -249,7 +284,7 @@ for s in "${stages[@]}"; do
     aarch64) stage aarch64 "aarch64 cross build, tests under qemu-aarch64 per relax kind" stage_aarch64 ;;
     generic) stage generic "generic backend forced (SPINWISE_ARCH=generic), all tests" stage_generic ;;
     fuzz) stage fuzz "libFuzzer on the profile loader (clang, ASan), bounded" stage_fuzz ;;
-    engines) stage engines "a real MariaDB and sysbench, the harness's smoke run" stage_engines ;;
+    engines) stage engines "a real MariaDB and sysbench, and memcached under the interposer: the harnesses' smoke runs" stage_engines ;;
     *) echo "test: unknown stage '$s' (stages: format models release tsan asan aarch64 generic fuzz engines)"; exit 2 ;;
   esac
 done
