@@ -83,13 +83,25 @@ pthread_mutex_t s_errorcheck = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 pthread_rwlock_t s_rw = PTHREAD_RWLOCK_INITIALIZER;
 pthread_cond_t s_cond = PTHREAD_COND_INITIALIZER;
 
+// The contention loops' threads start together (each waits for all), so that they overlap and
+// the locks are contended, not taken one thread after another.
+struct start_line {
+  std::atomic<int> waiting{0};
+  void arrive(int of) {
+    ++waiting;
+    while (waiting.load() < of) std::this_thread::yield();
+  }
+};
+
 void mutual_exclusion() {
   const int n_iter = scaled(20000);
   for (pthread_mutex_t* m : {&s_normal, &s_recursive, &s_errorcheck}) {
     long n = 0;
+    start_line go;
     std::vector<std::thread> ts;
     for (int t = 0; t < 4; ++t)
       ts.emplace_back([&] {
+        go.arrive(4);
         for (int i = 0; i < n_iter; ++i) {
           pthread_mutex_lock(m);
           if (m == &s_recursive) pthread_mutex_lock(m);
@@ -102,9 +114,11 @@ void mutual_exclusion() {
     CHECK(n == 4L * n_iter);
   }
   long w = 0;
+  start_line go;
   std::vector<std::thread> ts;
   for (int t = 0; t < 4; ++t)
     ts.emplace_back([&, t] {
+      go.arrive(4);
       for (int i = 0; i < n_iter; ++i) {
         if (t % 2 == 0) {
           pthread_rwlock_wrlock(&s_rw);

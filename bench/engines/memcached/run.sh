@@ -8,7 +8,7 @@
 #
 #   bench/engines/memcached/run.sh [--preload PATH] [--out DIR] [--reps N] [--seconds S]
 #       [--threads "4 8 16"] [--conns "64 256"] [--mixes "default set-heavy"]
-#       [--arms "none glibc hybrid adaptive"] [--spin-arms "ttas ticket"] [--no-sysbench]
+#       [--arms "none glibc hybrid adaptive"] [--spin-arms "ttas ticket"] [--no-sysbench | --sysbench-only]
 #       [--smoke] [--force]
 #
 # Needs memcached, memcaslap (libmemcached-tools) and sysbench: tools/setup.sh engines. Exit 2 for
@@ -41,6 +41,7 @@ while [ $# -gt 0 ]; do
     --arms) arms=$2; shift 2 ;;
     --spin-arms) spin_arms=$2; shift 2 ;;
     --no-sysbench) sysbench=0; shift ;;
+    --sysbench-only) threads=""; shift ;;
     --smoke) reps=1; seconds=1; threads=4; conns=64; mixes=default; arms="none glibc hybrid"; spin_arms=""
       sysbench=0; shift ;;
     --force) force=1; shift ;;
@@ -91,7 +92,7 @@ fi
 python3 - "$out/context.json" "$busy" "$*" <<'PY'
 import json, os, platform, subprocess, sys, time
 cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
-fam = {k: v for k, v in (l.split(':', 1) for l in open('/proc/cpuinfo') if ':' in l)}
+fam = {k.strip(): v for k, v in (l.split(':', 1) for l in open('/proc/cpuinfo') if ':' in l)}
 ver = lambda cmd: subprocess.run(cmd, capture_output=True, text=True).stdout.strip().splitlines()[0] if subprocess.run(cmd, capture_output=True, text=True).stdout.strip() else '?'
 ctx = {
     'cpu': cpu, 'cpu_id': f"family {fam.get('cpu family', '?').strip()} model {fam.get('model', '?').strip()}",
@@ -196,7 +197,7 @@ if [ $sysbench = 1 ] && command -v sysbench >/dev/null; then
         mapfile -t envs < <(arm_env "$arm")
         rm -f "$tmp/stats.json"
         if [ $test = mutex ]; then
-          args=(mutex --threads=16 --mutex-num=64 --mutex-locks=20000 --mutex-loops=100)
+          args=(mutex --threads=16 --mutex-num=4 --mutex-locks=100000 --mutex-loops=200)
         else
           args=(threads --threads=16 --thread-yields=100 --thread-locks=4 --time="$seconds")
         fi

@@ -112,7 +112,7 @@ def summarize(out):
     for r in mc:
         by[(r["mix"], r["conns"], r["threads"], r["rep"])][r["arm"]] = r
     arms_seen = []
-    for r in mc:
+    for r in runs:
         if r["arm"] not in arms_seen:
             arms_seen.append(r["arm"])
     geo = []
@@ -163,7 +163,7 @@ def summarize(out):
               f"{math.exp(sum(math.log(x) for x in geo) / len(geo)):.3f}.", ""]
     if sb:
         L += ["## sysbench", "",
-              "`sysbench mutex` (16 threads, 64 mutexes, 20000 locks each, 100 loops outside): its wall time; "
+              "`sysbench mutex` (16 threads, 4 mutexes, 100000 locks each, 200 loops outside): its total time; "
               "`sysbench threads` (16 threads, 4 locks, 100 yields a request, fixed time): events. "
               "Ratio per repetition against the glibc arm (for mutex: glibc's time over the arm's, higher is faster).", "",
               "| test | arm | result median [min-max] | ratio to glibc | CPU s | acquisitions |", "|---|---|---|---|---|---|"]
@@ -175,13 +175,13 @@ def summarize(out):
                 rs = [sby[k][arm] for k in sby if k[0] == test and arm in sby[k] and sby[k][arm].get("ok")]
                 if not rs:
                     continue
-                val = [r["wall_s"] if test == "mutex" else r["events"] for r in rs]
+                val = [r["total_time_s"] if test == "mutex" else r["events"] for r in rs]
                 unit = "s" if test == "mutex" else " events"
                 ks = [k for k in sby if k[0] == test and arm in sby[k] and "glibc" in sby[k]]
                 if arm == "glibc" or not ks:
                     rat = "(reference)" if arm == "glibc" else "-"
                 elif test == "mutex":
-                    rat = med_range([sby[k]["glibc"]["wall_s"] / sby[k][arm]["wall_s"] for k in ks])
+                    rat = med_range([sby[k]["glibc"]["total_time_s"] / sby[k][arm]["total_time_s"] for k in ks])
                 else:
                     rat = med_range([sby[k][arm]["events"] / max(1, sby[k]["glibc"]["events"]) for k in ks])
                 acq = [r["preload"]["acquisitions"] for r in rs if r.get("preload")]
