@@ -28,10 +28,12 @@ arms="none glibc hybrid adaptive"
 spin_arms="ttas ticket"
 sysbench=1
 force=0
+preload_given=0
+smoke=0
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --preload) preload=$2; shift 2 ;;
+    --preload) preload=$2; preload_given=1; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
     --no-sysbench) sysbench=0; shift ;;
     --sysbench-only) threads=""; shift ;;
     --smoke) reps=1; seconds=1; threads=4; conns=64; mixes=default; arms="none glibc hybrid"; spin_arms=""
-      sysbench=0; shift ;;
+      sysbench=0; smoke=1; shift ;;
     --force) force=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -60,6 +62,9 @@ done
 for tool in memcached memcaslap python3; do
   command -v $tool >/dev/null || { echo "run.sh: $tool not found (tools/setup.sh engines installs it)" >&2; exit 2; }
 done
+# --smoke with no --preload and no built interposer: the `none` arm alone (tools/test.sh passes the
+# built library when there is one).
+if [ $smoke = 1 ] && [ $preload_given = 0 ] && [ ! -f "$preload" ]; then arms=none; fi
 needs_preload=0
 for a in $arms $spin_arms; do [ "$a" = none ] || needs_preload=1; done
 if [ $needs_preload = 1 ] && [ ! -f "$preload" ]; then
@@ -100,7 +105,8 @@ ctx = {
     'load_average': os.getloadavg(), 'busy_percent_2s': float(sys.argv[2]),
     'start_utc': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()),
     'command': 'bench/engines/memcached/run.sh ' + sys.argv[3],
-    'memcached': ver(['memcached', '-V']), 'memcaslap': 'libmemcached-tools memcaslap',
+    'memcached': ver(['memcached', '-V']),
+    'memcaslap': 'memcaslap (libmemcached-tools ' + (ver(['dpkg-query', '-W', '-f', '${Version}', 'libmemcached-tools']) or '?') + ')',
 }
 json.dump(ctx, open(sys.argv[1], 'w'), indent=1)
 PY
@@ -143,7 +149,8 @@ one_run() {  # rep threads conns mix arm
   mapfile -t envs < <(arm_env "$arm")
   env "${envs[@]}" memcached -l 127.0.0.1 -p "$port" -t "$t" -m 256 -c 4096 -U 0 -u root > "$tmp/server.log" 2>&1 &
   server=$!
-  python3 -c "
+  local rc=0 ticks0=0 cs0=0 ticks1=0 cs1=0
+  if python3 -c "
 import socket, sys, time
 end = time.time() + 10
 while time.time() < end:
@@ -151,15 +158,20 @@ while time.time() < end:
         socket.create_connection(('127.0.0.1', $port), 0.2).close(); sys.exit(0)
     except OSError:
         time.sleep(0.05)
-sys.exit(1)" || { echo "run.sh: memcached did not answer on port $port" >&2; }
-  read -r ticks0 cs0 < <(sample "$server")
-  local rc=0
-  timeout $((seconds + 20)) memcaslap -s "127.0.0.1:$port" -c "$c" -T 2 -t "${seconds}s" -S "${seconds}s" -F "$tmp/$mix.cfg" \
-    > "$tmp/client.log" 2>&1 || rc=$?
-  read -r ticks1 cs1 < <(sample "$server")
+sys.exit(1)"; then
+    # rc 97: the server's /proc entry vanished (it died) before or after memcaslap's window.
+    read -r ticks0 cs0 < <(sample "$server") || rc=97
+    timeout $((seconds + 20)) memcaslap -s "127.0.0.1:$port" -c "$c" -T 2 -t "${seconds}s" -S "${seconds}s" -F "$tmp/$mix.cfg" \
+      > "$tmp/client.log" 2>&1 || rc=$?
+    read -r ticks1 cs1 < <(sample "$server") || { [ $rc != 0 ] || rc=97; }
+  else
+    # rc 96: memcached never accepted within 10 s; recorded as a failed run, its log in log_tail.
+    echo "run.sh: memcached did not answer on port $port" >&2; rc=96
+    cp "$tmp/server.log" "$tmp/client.log"
+  fi
   kill -TERM "$server" 2>/dev/null || true
   for _ in $(seq 1 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.05; done
-  if kill -0 "$server" 2>/dev/null; then kill -9 "$server"; rc=${rc:-1}; echo "run.sh: memcached ignored SIGTERM" >&2; fi
+  if kill -0 "$server" 2>/dev/null; then kill -9 "$server" 2>/dev/null || true; [ $rc != 0 ] || rc=137; echo "run.sh: memcached ignored SIGTERM" >&2; fi
   wait "$server" 2>/dev/null || true
   server=""
   python3 "$here/summarize.py" --record "$tmp/client.log" "$tmp/stats.json" "$rc" "$rep" "$t" "$c" "$mix" "$arm" \

@@ -12,16 +12,24 @@ from collections import defaultdict
 
 
 def preload_counters(stats_path):
-    """Sums of the preload.* classes of spinwise's statistics report (None: no file)."""
+    """Sums of the preload.* classes of spinwise's statistics report (None: no file or unreadable).
+    The one place that knows the file's layout: numeric fields of each class named preload.*;
+    "parks" counts as "os_waits" should the report name them so."""
     if not os.path.exists(stats_path):
         return None
-    d = json.load(open(stats_path))
+    try:
+        d = json.load(open(stats_path))
+    except (OSError, ValueError):
+        return None
     keys = ("acquisitions", "contended", "os_waits", "spin_ticks", "yields")
+    alias = {"parks": "os_waits"}
     tot = {k: 0 for k in keys}
     for c in d.get("classes", []):
-        if c.get("name", "").startswith("preload."):
-            for k in keys:
-                tot[k] += c.get(k, 0)
+        if str(c.get("name", "")).startswith("preload."):
+            for k, v in c.items():
+                k = alias.get(k, k)
+                if k in tot and isinstance(v, (int, float)):
+                    tot[k] += v
     tot["counter_hz"] = d.get("counter_hz", 0)
     return tot
 
@@ -94,7 +102,7 @@ def summarize(out):
     reps = sorted({r["rep"] for r in runs})
     L = [f"# memcached on glibc's locks and on spinwise's (libspinwise-preload.so)", ""]
     L += [f"- machine: {ctx['cpu']} ({ctx['cpu_id']}), {ctx['cpus']} CPUs, Linux {ctx['kernel']}",
-          f"- {ctx['memcached']}, memcaslap (libmemcached-tools) on the same machine, 2 client threads",
+          f"- {ctx['memcached']}, {ctx.get('memcaslap', 'memcaslap (libmemcached-tools)')} on the same machine, 2 client threads",
           f"- before the start: CPUs {ctx['busy_percent_2s']}% busy over 2 s; load average (1 min) "
           f"{ctx['load_average'][0]:.2f}; started {ctx['start_utc']} UTC",
           f"- {len(runs)} runs, {len(reps)} repetitions; arms interleaved A B C D D C B A per cell",
@@ -103,7 +111,8 @@ def summarize(out):
     L += ["ops/s: memcaslap's operations over its run time. Ratio: per repetition, the arm's over the "
           "`glibc` arm's of the same repetition (the interposer passing every call through), median "
           "[min-max]; `glibc` is itself paired with `none` (no preload): the interposer's own cost. "
-          "p99: an upper bound from memcaslap's log2 latency histogram (a power of two, in us). "
+          "p99: an upper bound from memcaslap's log2 latency histogram (a power of two, in us); where "
+          "memcaslap printed no histogram, its average latency instead, marked `avg`. "
           "Server CPU/op: memcached's utime+stime over the window per operation, paired like ops/s. "
           "cs/op: memcached's context switches (all threads) per operation. Counters: spinwise's "
           "preload.* statistics classes (acquisitions per operation, share contended, OS waits per "
@@ -143,6 +152,8 @@ def summarize(out):
                         if arm == "hybrid":
                             geo.append(st.median(q))
                     p99 = [r["p99_us_upper"] for r in rs if r.get("p99_us_upper")]
+                    avg = [r["avg_us"] for r in rs if r.get("avg_us") is not None]
+                    lat = f"{st.median(p99):g}" if p99 else (f"avg {st.median(avg):g}" if avg else "-")
                     cns = st.median(1e9 * r["server_cpu_s"] / r["ops"] for r in rs)
                     csop = st.median(r["ctx_switches"] / r["ops"] for r in rs)
                     pc = [r["preload"] for r in rs if r.get("preload")]
@@ -154,9 +165,7 @@ def summarize(out):
                     else:
                         cnt = "-"
                     L.append(f"| {t} | {c} | {arm} | {st.median(ops) / 1000:.1f}k [{min(ops) / 1000:.1f}k-{max(ops) / 1000:.1f}k] "
-                             f"| {rat} | {cpu} | {st.median(p99) if p99 else '-':g} | {cns:.0f} | {csop:.3f} | {cnt} |"
-                             if p99 else
-                             f"| {t} | {c} | {arm} | {st.median(ops) / 1000:.1f}k | {rat} | {cpu} | - | {cns:.0f} | {csop:.3f} | {cnt} |")
+                             f"| {rat} | {cpu} | {lat} | {cns:.0f} | {csop:.3f} | {cnt} |")
         L.append("")
     if geo:
         L += [f"Geometric mean of hybrid's median ratio to glibc over the {len(geo)} cells: "
