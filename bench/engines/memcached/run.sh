@@ -151,9 +151,14 @@ one_run() {  # rep threads conns mix arm
   server=$!
   local rc=0 ticks0=0 cs0=0 ticks1=0 cs1=0
   if python3 -c "
-import socket, sys, time
+import os, socket, sys, time
 end = time.time() + 10
 while time.time() < end:
+    try:  # the server exited (gone, or a zombie not yet waited for): stop waiting
+        if open('/proc/$server/stat').read().rsplit(')', 1)[1].split()[0] == 'Z':
+            sys.exit(1)
+    except OSError:
+        sys.exit(1)
     try:
         socket.create_connection(('127.0.0.1', $port), 0.2).close(); sys.exit(0)
     except OSError:
