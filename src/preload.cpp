@@ -207,6 +207,12 @@ typename Clock::time_point time_point_of(const timespec& t) noexcept {
       std::chrono::duration_cast<D>(std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec))};
 }
 
+// The clocks a timed call can wait on; the others give EINVAL before anything else, as glibc's
+// clocklock and clock*lock check.
+constexpr bool supported(clockid_t clock) noexcept {
+  return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC;
+}
+
 // Calls f(time_point) on the clock `clock` names; EINVAL for a clock a lock cannot wait on.
 template <class F>
 int with_deadline(clockid_t clock, const timespec& t, F&& f) noexcept {
@@ -435,6 +441,7 @@ struct mutex_ops {
     return 0;
   }
   static int timedlock(pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+    if (!supported(clock)) return EINVAL;
     if constexpr (T != mtype::normal) {
       if (owner_of(m).load(std::memory_order_relaxed) == self_id()) return relock(m);
     }
@@ -626,6 +633,7 @@ struct rw_ops {
     return 0;
   }
   static int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
+    if (!supported(clock)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
     if (find_read(rw) != nullptr) return rdlock(rw);  // a re-entry never waits
     if (rw_in<L>(rw).try_lock_shared()) {
@@ -652,6 +660,7 @@ struct rw_ops {
     return 0;
   }
   static int timedwrlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
+    if (!supported(clock)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || find_read(rw) != nullptr)
       return EDEADLK;
     if (rw_in<L>(rw).try_lock()) {
@@ -711,14 +720,23 @@ SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
 // a broadcast all of them; wake-ups may be spurious, as POSIX allows (callers loop on their
 // predicate). The mutex is released and retaken through the calls above, so a condition variable
 // works with any mutex, glibc's included.
+//
+// pthread_cond_destroy may come right after the broadcast that woke the last waiters, and the
+// memory be freed (POSIX's own example), while a woken waiter is still on its way out. So a
+// waiter's decrement of `waiters` is its last access, and destroy sleeps until the count is zero
+// (glibc's destroy waits for its waiters the same way).
 
 struct cond_state {
   std::atomic<std::uint32_t> seq;
+  // bit 31: kCondDestroyer, a pthread_cond_destroy sleeps on this word; bits 0-30: the waiters
+  // inside pthread_cond_wait. Invariant: the bit is set only while the count is non-zero or by a
+  // destroy that has not returned.
   std::atomic<std::uint32_t> waiters;
   std::uint32_t flags;  // kCondMonotonic, kCondShared
 };
 constexpr std::uint32_t kCondMonotonic = 1;
 constexpr std::uint32_t kCondShared = 2;
+constexpr std::uint32_t kCondDestroyer = 1u << 31;
 static_assert(sizeof(cond_state) <= sizeof(pthread_cond_t) && alignof(pthread_cond_t) >= alignof(cond_state));
 
 cond_state& cond_of(pthread_cond_t* c) noexcept { return *reinterpret_cast<cond_state*>(c); }
@@ -852,6 +870,19 @@ SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_
 
 SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_destroy)(c);
+  cond_state& s = cond_of(c);
+  // Acquire: pairs with the last waiter's release in cond_leave; after it, none touches *c.
+  std::uint32_t w = s.waiters.load(std::memory_order_acquire);
+  while ((w & ~kCondDestroyer) != 0) {
+    // (destroyer, waiters): 0,n -> 1,n, then sleep until the last waiter's n=1 -> 0 wakes us.
+    if ((w & kCondDestroyer) == 0 &&
+        !s.waiters.compare_exchange_weak(w, w | kCondDestroyer, std::memory_order_acquire,
+                                         std::memory_order_acquire))
+      continue;
+    futex_op(s.waiters, FUTEX_WAIT, w | kCondDestroyer, nullptr, s.flags);
+    w = s.waiters.load(std::memory_order_acquire);
+  }
+  s.waiters.store(0, std::memory_order_relaxed);  // as pthread_cond_init leaves it
   return 0;
 }
 
@@ -874,27 +905,39 @@ SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
 namespace {
 // One wait: at == nullptr for none. clock: the deadline's (FUTEX_WAIT_BITSET takes an absolute
 // time on CLOCK_MONOTONIC, or on CLOCK_REALTIME with FUTEX_CLOCK_REALTIME).
+// A waiter leaves: its last access to the condition variable, which a pthread_cond_destroy may be
+// waiting to free (flags: read before, never after).
+void cond_leave(cond_state& s, std::uint32_t flags) noexcept {
+  // (destroyer, waiters): d,n -> d,n-1, release: pairs with pthread_cond_destroy's acquire.
+  if (s.waiters.fetch_sub(1, std::memory_order_release) == (kCondDestroyer | 1)) {
+    // The memory may already be reused: a wake there is at worst a spurious wake-up, which every
+    // futex user tolerates (glibc's condition variable does the same).
+    futex_op(s.waiters, FUTEX_WAKE, 1, nullptr, flags);
+  }
+}
+
 int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
-  if (at != nullptr && (!valid(at) || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))) return EINVAL;
+  if (at != nullptr && (!valid(at) || !supported(clock))) return EINVAL;
   cond_state& s = cond_of(c);
+  const std::uint32_t flags = s.flags;
   s.waiters.fetch_add(1, std::memory_order_seq_cst);
   const std::uint32_t seen = s.seq.load(std::memory_order_seq_cst);
   if (const int rc = pthread_mutex_unlock(m); rc != 0) {
-    s.waiters.fetch_sub(1, std::memory_order_relaxed);
+    cond_leave(s, flags);
     return rc;  // not the owner (an error-checking mutex): EPERM, as glibc
   }
-  int result = 0;
-  for (;;) {
+  // A deadline before the epoch has passed; the futex would refuse it (EINVAL), glibc times out.
+  int result = at != nullptr && at->tv_sec < 0 ? ETIMEDOUT : 0;
+  while (result == 0) {
     const int op = FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
-    const long r = futex_op(s.seq, op, seen, at, s.flags);
-    if (r == 0 || errno == EAGAIN) break;  // woken, or the sequence moved
+    if (futex_op(s.seq, op, seen, at, flags) == 0) break;  // woken
     if (errno == ETIMEDOUT) {
       result = ETIMEDOUT;
-      break;
+    } else if (errno != EINTR || s.seq.load(std::memory_order_acquire) != seen) {
+      break;  // EAGAIN: the sequence moved; any other error: a spurious wake-up, never a busy loop
     }
-    if (s.seq.load(std::memory_order_acquire) != seen) break;  // EINTR: awake anyway if it moved
   }
-  s.waiters.fetch_sub(1, std::memory_order_relaxed);
+  cond_leave(s, flags);
   // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's
   // EOWNERDEAD is the caller's to see.
   const int rc = pthread_mutex_lock(m);
