@@ -177,6 +177,7 @@ void error_codes() {
   timespec at = from_now(CLOCK_MONOTONIC, 1000);
   CHECK(pthread_mutex_clocklock(&s_normal, CLOCK_MONOTONIC, &at) == 0 &&
         pthread_mutex_unlock(&s_normal) == 0);
+  CHECK(pthread_mutex_clocklock(&s_normal, CLOCK_PROCESS_CPUTIME_ID, &at) == EINVAL);  // even when free
 }
 
 void rwlocks() {
@@ -290,6 +291,42 @@ void condition_variables() {
   pthread_mutex_unlock(&m);
   CHECK(pthread_cond_destroy(&mono) == 0);
   pthread_condattr_destroy(&ca);
+  // A deadline before the epoch has passed: ETIMEDOUT at once, the mutex held again.
+  pthread_mutex_lock(&m);
+  timespec past{};
+  past.tv_sec = -1;
+  CHECK(pthread_cond_timedwait(&s_cond, &m, &past) == ETIMEDOUT);
+  CHECK(pthread_mutex_unlock(&m) == 0);
+  // Destroyed and freed right after the broadcast that woke its waiters (POSIX's own example for
+  // pthread_cond_destroy): a waiter still on its way out must not touch the freed memory.
+  for (int round = 0; round < 200; ++round) {
+    auto* c = new pthread_cond_t;
+    CHECK(pthread_cond_init(c, nullptr) == 0);
+    int go = 0, in = 0;
+    std::vector<std::thread> ws;
+    for (int t = 0; t < 3; ++t)
+      ws.emplace_back([&] {
+        pthread_mutex_lock(&m);
+        ++in;
+        while (go == 0) pthread_cond_wait(c, &m);
+        pthread_mutex_unlock(&m);
+      });
+    for (;;) {
+      pthread_mutex_lock(&m);
+      const bool all = in == 3;
+      if (all) {
+        go = 1;
+        pthread_cond_broadcast(c);
+      }
+      pthread_mutex_unlock(&m);
+      if (all) break;
+      std::this_thread::yield();
+    }
+    CHECK(pthread_cond_destroy(c) == 0);
+    std::memset(static_cast<void*>(c), 0xa5, sizeof *c);  // what a reuse of the memory would do
+    delete c;
+    for (auto& w : ws) w.join();
+  }
   // On a recursive mutex locked once.
   pthread_mutex_t rm = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
   pthread_mutex_lock(&rm);
