@@ -347,7 +347,11 @@ TEST(ParkBehindSleepers, AWaitBehindASleeperParksWithoutSpinning) {
     m.lock();
     m.unlock();
   });
+  // Counted asleep is not yet parked: the unlock must find both waiters inside the futex wait, or
+  // one that has not entered it yet finds the word changed, returns without a park and may spin
+  // on its next try (issue 42: 231 failures in 300 runs on a Zen 5 guest, with no such wait).
   await_sleepers<P>(1);
+  const bool seen = spinwise_test::await_futex_waiters(word_of(m), 2, 1);
   ASSERT_EQ(stats::waits.load(), 0u);
   const std::uint64_t rounds_first = spinwise::hybrid_mutex::policy::spin_loops();
   std::thread second([] {
@@ -355,14 +359,20 @@ TEST(ParkBehindSleepers, AWaitBehindASleeperParksWithoutSpinning) {
     m.unlock();
   });
   await_sleepers<P>(2);
+  if (seen) {
+    ASSERT_TRUE(spinwise_test::await_futex_waiters(word_of(m), 2, 2));
+  }
   m.unlock();
   first.join();
   second.join();
   EXPECT_EQ(stats::waits.load(), 2u);
   EXPECT_EQ(stats::rounds.load(), rounds_first) << "the second waiter spun behind a sleeper";
   EXPECT_EQ(stats::yields.load(), 1u) << "only the first waiter may yield";
-  EXPECT_GE(stats::parks.load(), 2u);
+  if (seen) {
+    EXPECT_EQ(stats::parks.load(), 2u) << "each waiter slept once, woken by the unlock before it";
+  }
   EXPECT_EQ(spinwise::detail::sleepers<P>.load(), 0u) << "a sleep left counted";
+  if (!seen) GTEST_SKIP() << "the kernel does not say who sleeps on a futex here: parks not checked";
 }
 
 // With no sleeper the wait is the policy's: the budget, the yield, then the futex. And another
