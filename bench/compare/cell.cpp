@@ -126,7 +126,8 @@ result run_threads(const cell& c, int ms) {
   auto data = std::make_unique<guarded>();
   std::atomic<std::uint64_t> overlaps{0};
   std::atomic<int> ready{0};
-  std::atomic<int> phase{0};  // 0 wait, 1 run, 2 stop
+  std::atomic<int> phase{0};          // 0 wait, 1 run, 2 stop
+  std::atomic<bool> acquired{false};  // some worker has finished an acquisition
   std::vector<std::uint64_t> ops(static_cast<std::size_t>(c.threads), 0);
   std::vector<std::thread> ts;
   for (int t = 0; t < c.threads; ++t) {
@@ -138,7 +139,7 @@ result run_threads(const cell& c, int ms) {
         lock->lock();
         critical_section(*data, c.words, overlaps, t);
         lock->unlock();
-        ++n;
+        if (++n == 1) acquired.store(true, std::memory_order_relaxed);
         if (c.local > 0) x = local_work(x, c.local);
       }
       ops[static_cast<std::size_t>(t)] = n;
@@ -150,6 +151,10 @@ result run_threads(const cell& c, int ms) {
   const auto t0 = clock_type::now();
   phase.store(1, std::memory_order_release);
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  // The window ends after `ms` and after an acquisition: on a machine so busy that no worker ran
+  // within it (10 ms beside other work), a run would have measured nothing and said 0 ops
+  // (bench.cell_smoke failed so on a 2-vCPU Zen 5 guest running other work).
+  while (!acquired.load(std::memory_order_relaxed)) std::this_thread::yield();
   phase.store(2, std::memory_order_relaxed);
   const auto t1 = clock_type::now();
   for (auto& th : ts) th.join();

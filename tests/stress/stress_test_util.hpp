@@ -111,6 +111,24 @@ inline st::run_result run_with_work(st::workload_config c) {
   return r;
 }
 
+// A run in which `happened` holds: runs again, each time twice as long, until it does. For a test
+// whose assertions need an event the load brings on most runs but cannot force (a latch wait, a
+// park): on a loaded host a window can pass with none (issue 42's flake hunt), and asserting then
+// tests the host, not the code. The verdict waits for the event instead; ten doublings of the
+// window without it fail the test, naming the event.
+template <class Happened>
+st::run_result run_until(st::workload_config c, Happened happened, const char* event) {
+  st::run_result r;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    r = st::run_workload(c);
+    if (happened(r)) return r;
+    c.duration_s *= 2;
+    c.warmup_s *= 2;
+  }
+  ADD_FAILURE() << "no " << event << " in ten runs of up to " << c.duration_s / 2 << " s";
+  return r;
+}
+
 inline st::parse_outcome parse(std::vector<std::string> args) {
   args.insert(args.begin(), "spinwise-stress");
   std::vector<const char*> argv;

@@ -133,8 +133,15 @@ TEST(StressTimedRules, PreemptedDelaysAreLeftOut) {
 // --- the workload ------------------------------------------------------------------------------
 
 // Guards against lost or doubled sub-queries and requests completing before their fan-out.
+// The window waits for work (min_requests, as HotPageLatchesTheLastPage below says why): with a
+// fixed window a loaded host could let no request complete in it. The window lies inside the run;
+// that it ended within its nominal duration was a timing assert (a late wake-up of 3 ms failed it,
+// beside two busy loops on a 2-vCPU Zen 5 guest), and a run that does not end is ctest's timeout.
 TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
-  const st::run_result r = run_with_work(small());
+  st::workload_config c = small();
+  c.min_requests = c.threads + 1;
+  c.max_duration_s = 60;
+  const st::run_result r = run_with_work(c);
   expect_sound(r);
   EXPECT_GT(r.requests, 0u) << "no request completed in the window";
   EXPECT_EQ(r.request_rt.count, r.requests);
@@ -144,8 +151,8 @@ TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
   EXPECT_GT(r.requests_per_s, 0.0);
   EXPECT_GE(r.request_rt.p99_ns, r.request_rt.p50_ns);
   EXPECT_GE(r.request_rt.max_ns, r.request_rt.p999_ns);
-  EXPECT_LE(r.window_s, r.config.duration_s);
-  EXPECT_LT(r.total_s, r.config.duration_s + 5.0) << "the run did not end on its own";
+  EXPECT_GT(r.window_s, 0.0);
+  EXPECT_LE(r.window_s, r.total_s);
 }
 
 // Guards against a fan-out of one (the hot-page shape) or many clients breaking the hand-back.
@@ -226,14 +233,17 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
 }
 
 // Guards against the emulated relaxer not being the one the locks spin with: a long critical
-// section and no outside work make waiters spin, and the delay loops must show up.
+// section and no outside work make waiters spin, and the delay loops must show up. Each run's
+// assertions need waits in its window, which a loaded host can deny a fixed window (no budget
+// spent, so no park, in 1 of 7 runs on a busy 2-vCPU Zen 5 guest): run_until waits for them.
 TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
   st::workload_config c = small();
   c.work_before_ns = 0;
   c.work_after_ns = 0;
   c.cs_ns = 20000;
   c.cpu = st::cpu_model::skylake;
-  const st::run_result r = run_with_work(c);
+  const st::run_result r = run_until(
+      c, [](const st::run_result& x) { return x.requests > 0 && x.spin_episodes > 0; }, "spin episode");
   expect_sound(r);
   EXPECT_GT(r.latch_waits, 0u);
   EXPECT_GT(r.spin_episodes, 0u);
@@ -245,7 +255,8 @@ TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
 
   // No spin rounds at all: every wait spends its budget at once and parks.
   c.lock.spin_loops = 0;
-  const st::run_result p = run_with_work(c);
+  const st::run_result p = run_until(
+      c, [](const st::run_result& x) { return x.requests > 0 && x.budgets_spent > 0; }, "spent budget");
   expect_sound(p);
   EXPECT_TRUE(p.parking_lock);
   EXPECT_TRUE(p.parks_exact) << "hybrid_mutex counts its parks through its statistics policy";
