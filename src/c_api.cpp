@@ -390,8 +390,11 @@ int spinwise_rwlock_timedrdlock(spinwise_rwlock_t* rw, const struct timespec* ab
       rw, [&](auto* l) noexcept { return l->try_lock_shared_until(at) ? 0 : ETIMEDOUT; });
 }
 
+// An unlock of a mode nobody holds is EPERM and changes nothing: the lock word would wrap around
+// (readers inside 0 -> 2^20 - 1, or W 0 -> all ones in spin_shared_mutex) and say EBUSY for ever.
 int spinwise_rwlock_rdunlock(spinwise_rwlock_t* rw) {
   return with_lock<rwlock_kinds>(rw, [](auto* l) noexcept {
+    if (!l->is_locked_shared()) return EPERM;
     l->unlock_shared();
     return 0;
   });
@@ -416,6 +419,7 @@ int spinwise_rwlock_timedwrlock(spinwise_rwlock_t* rw, const struct timespec* ab
 
 int spinwise_rwlock_wrunlock(spinwise_rwlock_t* rw) {
   return with_lock<rwlock_kinds>(rw, [](auto* l) noexcept {
+    if (!l->is_locked()) return EPERM;
     l->unlock();
     return 0;
   });

@@ -108,6 +108,8 @@ const char* spinwise_rwlock_kind_name(const spinwise_rwlock_t* rw);
 int spinwise_rwlock_rdlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_tryrdlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_timedrdlock(spinwise_rwlock_t* rw, const struct timespec* abstime);
+/* EPERM: no reader holds it (rd) / no writer holds it (wr); nothing changed. The lock keeps no
+ * per-thread record: an unlock of a mode that other threads hold is not detected. */
 int spinwise_rwlock_rdunlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_wrlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_trywrlock(spinwise_rwlock_t* rw);
