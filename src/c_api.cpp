@@ -260,14 +260,27 @@ int recursive_acquire(spinwise_recursive_mutex_t* r, Acquire&& acquire) noexcept
 
 // --- errors and messages ---------------------------------------------------------------------
 
-thread_local std::string tl_message;
+// The calling thread's last message: a fixed, trivially destructible buffer, as SQLite's plug-in
+// keeps its own (src/sqlite.cpp). glibc runs pthread key destructors after the thread's C++
+// thread_local destructors, and a call from one must work (the header promises no abort): a
+// thread_local std::string was destroyed by then, and writing it was a use after free. 1 KiB a
+// thread holds every message the knob and profile code writes, entry, key and bounds included.
+constexpr std::size_t kMessageBytes = 1024;
+thread_local char tl_message[kMessageBytes];
 
+// Copies `m`, cut to fit with "..." at the end (before a UTF-8 sequence, never inside one).
 void set_message(std::string_view m) noexcept {
-  try {
-    tl_message.assign(m);
-  } catch (...) {
-    tl_message.clear();  // no memory for the message: the code still says what happened
+  if (m.size() < kMessageBytes) {
+    if (!m.empty()) std::memcpy(tl_message, m.data(), m.size());  // an empty view's data() may be null
+    tl_message[m.size()] = '\0';
+    return;
   }
+  constexpr std::string_view kCut = "...";
+  std::size_t n = kMessageBytes - 1 - kCut.size();
+  while (n > 0 && (static_cast<unsigned char>(m[n]) & 0xc0) == 0x80) --n;  // m[n] continues a sequence
+  std::memcpy(tl_message, m.data(), n);
+  std::memcpy(tl_message + n, kCut.data(), kCut.size());
+  tl_message[n + kCut.size()] = '\0';
 }
 
 // A spinwise error_code as the errno value of the std::errc condition it is equivalent to (the
@@ -520,7 +533,7 @@ int spinwise_configure_from_env(void) {
   });
 }
 
-const char* spinwise_last_message(void) { return tl_message.c_str(); }
+const char* spinwise_last_message(void) { return tl_message; }
 
 // --- statistics ------------------------------------------------------------------------------
 

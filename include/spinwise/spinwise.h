@@ -2,8 +2,9 @@
  * statistics for C99 and C++ programs, through src/c_api.cpp. The manual: docs/c-api.md.
  *
  * Every call returns 0 or an errno value (EINVAL, EBUSY, ETIMEDOUT, EPERM, EAGAIN, ENOMEM, ...,
- * spinwise_strerror names it) and never aborts: a NULL argument, an unknown kind or a tv_nsec
- * outside [0, 1e9) is EINVAL and changes nothing. No exception crosses this boundary.
+ * spinwise_strerror names it) and never aborts, also from a pthread key destructor at thread exit:
+ * a NULL argument, an unknown kind or a tv_nsec outside [0, 1e9) is EINVAL and changes nothing.
+ * No exception crosses this boundary.
  *
  * A lock object is a fixed-size opaque struct whose all-zero state is a valid unlocked lock of the
  * default kind (hybrid), so the static initializers need no init call and no allocation:
@@ -142,8 +143,8 @@ int spinwise_load_knobs(const char* path);  /* a knob file: one entry a line */
 int spinwise_load_profile(const char* path);
 /* SPINWISE_PROFILE, SPINWISE_KNOBS and SPINWISE_RELAX, as configure_from_env(); unset is no error. */
 int spinwise_configure_from_env(void);
-/* The calling thread's last failed call's explanation ("" after a success). Valid until the
- * thread's next spinwise call. */
+/* The calling thread's last failed call's explanation ("" after a success), at most 1023 bytes (a
+ * longer one is cut, ending in "..."). Valid until the thread's next spinwise call. */
 const char* spinwise_last_message(void);
 
 /* --- statistics ------------------------------------------------------------------------------
