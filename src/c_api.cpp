@@ -224,28 +224,30 @@ int to_deadline(const struct timespec* t, monotonic_clock::time_point& at) noexc
 
 // --- the recursive mutex's owner and depth ---------------------------------------------------
 
+// The owner is the thread's process-wide token (c_lock_kinds.hpp, as SQLite's recursive mutexes
+// name theirs), not an address of this module's own: a plugin with its own copy of this library
+// takes a recursive mutex its host holds on the same thread as the owner it is.
 struct recursion {
-  std::atomic<std::uintptr_t> owner;  // 0: none; else the owner's self_id(). Written by the owner
-                                      // only, so a thread reads its own id here only while it owns
-  std::uint32_t depth;                // the owner's only
+  std::atomic<const void*> owner;  // nullptr: none; else the owner's this_thread_token(). Written by
+                                   // the owner only, so a thread reads its own token here only while
+                                   // it owns
+  std::uint32_t depth;             // the owner's only
 };
 static_assert(sizeof(recursion) <= sizeof(spinwise_recursive_mutex_t::owner_) &&
               alignof(recursion) <= alignof(spinwise_recursive_mutex_t));
-static_assert(std::atomic<std::uintptr_t>::is_always_lock_free);
+static_assert(std::atomic<const void*>::is_always_lock_free);
 
 recursion& recursion_of(spinwise_recursive_mutex_t* r) noexcept {
   return *std::launder(reinterpret_cast<recursion*>(r->owner_.bytes));
 }
 
-// A thread's identity: the address of its own byte of thread-local storage (never 0).
-thread_local char tl_self;
-std::uintptr_t self_id() noexcept { return reinterpret_cast<std::uintptr_t>(&tl_self); }
+using c_kinds::this_thread_token;
 
 template <class Acquire>
 int recursive_acquire(spinwise_recursive_mutex_t* r, Acquire&& acquire) noexcept {
   if (r == nullptr) return EINVAL;
   recursion& rec = recursion_of(r);
-  const std::uintptr_t self = self_id();
+  const void* self = this_thread_token();
   if (rec.owner.load(std::memory_order_relaxed) == self) {
     if (rec.depth == UINT32_MAX) return EAGAIN;
     ++rec.depth;
@@ -474,18 +476,19 @@ int spinwise_recursive_mutex_timedlock(spinwise_recursive_mutex_t* r, const stru
 }
 
 int spinwise_recursive_mutex_unlock(spinwise_recursive_mutex_t* r) {
-  if (r == nullptr) return EINVAL;
+  // A destroyed (or never a) mutex is EINVAL, as for every call but init, before the owner test.
+  if (r == nullptr || !mutex_kinds::known(kind_of(&r->mutex_))) return EINVAL;
   recursion& rec = recursion_of(r);
-  if (rec.owner.load(std::memory_order_relaxed) != self_id()) return EPERM;
+  if (rec.owner.load(std::memory_order_relaxed) != this_thread_token()) return EPERM;
   if (--rec.depth != 0) return 0;
-  rec.owner.store(0, std::memory_order_relaxed);
+  rec.owner.store(nullptr, std::memory_order_relaxed);
   return spinwise_mutex_unlock(&r->mutex_);
 }
 
 unsigned spinwise_recursive_mutex_depth(const spinwise_recursive_mutex_t* r) {
   if (r == nullptr) return 0;
   const recursion& rec = recursion_of(const_cast<spinwise_recursive_mutex_t*>(r));
-  return rec.owner.load(std::memory_order_relaxed) == self_id() ? rec.depth : 0u;
+  return rec.owner.load(std::memory_order_relaxed) == this_thread_token() ? rec.depth : 0u;
 }
 
 // --- knobs and profiles ----------------------------------------------------------------------

@@ -125,7 +125,8 @@ int spinwise_recursive_mutex_destroy(spinwise_recursive_mutex_t* r); /* EBUSY wh
 int spinwise_recursive_mutex_lock(spinwise_recursive_mutex_t* r);
 int spinwise_recursive_mutex_trylock(spinwise_recursive_mutex_t* r);
 int spinwise_recursive_mutex_timedlock(spinwise_recursive_mutex_t* r, const struct timespec* abstime);
-/* EPERM: the caller is not the owner. */
+/* EPERM: the caller is not the owner. The owner is the thread, whichever module calls: modules
+ * that share spinwise's process-wide state (docs/integration.md) agree on it. */
 int spinwise_recursive_mutex_unlock(spinwise_recursive_mutex_t* r);
 /* How many times the calling thread holds it (0: not the owner, or NULL). */
 unsigned spinwise_recursive_mutex_depth(const spinwise_recursive_mutex_t* r);
