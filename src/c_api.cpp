@@ -24,6 +24,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -136,6 +137,9 @@ static_assert(fits<hybrid_shared_mutex::with_stats<c_rw_hybrid>>() &&
 
 static_assert(sizeof(spinwise_mutex_t) == SPINWISE_LOCK_BYTES &&
               sizeof(spinwise_rwlock_t) == SPINWISE_LOCK_BYTES);
+static_assert(alignof(spinwise_mutex_t) == 8 && alignof(spinwise_rwlock_t) == 8 &&
+                  alignof(spinwise_recursive_mutex_t) == 8,
+              "the header promises 8-byte alignment on every target");
 
 // The names, by kind value.
 constexpr const auto& kMutexNames = c_kinds::kNames;
@@ -604,9 +608,16 @@ const char* spinwise_strerror(int code) {
       return "the name is taken";
     case ENOTSUP:
       return "not supported on this CPU or build";
-    default:
-      return "unknown error";
+    default: {
+      // glibc's words for a code it does not know, in a buffer of the thread as glibc's: trivially
+      // destructible, so this works in a pthread key destructor too.
+      thread_local char unknown[sizeof "Unknown error -2147483648"];
+      std::snprintf(unknown, sizeof unknown, "Unknown error %d", code);
+      return unknown;
+    }
   }
 }
+
+int spinwise_version(void) { return SPINWISE_VERSION; }
 
 }  // extern "C"

@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "spinwise/version.h" /* SPINWISE_VERSION, _MAJOR, _MINOR, _PATCH, _STRING */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,8 +31,20 @@ struct timespec;
  * takes 40). Fixed for the ABI; src/c_api.cpp static_asserts that every kind fits. */
 #define SPINWISE_LOCK_BYTES 64
 
-/* Opaque: use only through the calls below. The union aligns it for every kind (8 bytes). */
-typedef struct spinwise_mutex {
+/* The lock types are 8-byte aligned on every target: the union's members are not enough on i386,
+ * whose ABI aligns long long and double to 4 inside a struct, so the compiler is told. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPINWISE_ALIGNED_8 __attribute__((aligned(8)))
+#elif defined(__cplusplus)
+#define SPINWISE_ALIGNED_8 alignas(8)
+#elif defined(_MSC_VER)
+#define SPINWISE_ALIGNED_8 __declspec(align(8))
+#else
+#define SPINWISE_ALIGNED_8 /* the union's members: 8 wherever the ABI aligns them so */
+#endif
+
+/* Opaque: use only through the calls below. */
+typedef struct SPINWISE_ALIGNED_8 spinwise_mutex {
   union {
     unsigned char bytes[SPINWISE_LOCK_BYTES];
     long long align_ll;
@@ -39,7 +53,7 @@ typedef struct spinwise_mutex {
   } opaque_;
 } spinwise_mutex_t;
 
-typedef struct spinwise_rwlock {
+typedef struct SPINWISE_ALIGNED_8 spinwise_rwlock {
   union {
     unsigned char bytes[SPINWISE_LOCK_BYTES];
     long long align_ll;
@@ -49,7 +63,7 @@ typedef struct spinwise_rwlock {
 } spinwise_rwlock_t;
 
 /* A mutex (of any kind) with an owner and a depth: its owner may lock it again. */
-typedef struct spinwise_recursive_mutex {
+typedef struct SPINWISE_ALIGNED_8 spinwise_recursive_mutex {
   spinwise_mutex_t mutex_;
   union {
     unsigned char bytes[16];
@@ -90,7 +104,9 @@ int spinwise_mutex_init(spinwise_mutex_t* m, int kind);
 int spinwise_mutex_init_kind(spinwise_mutex_t* m, const char* kind_name);
 /* EBUSY while locked (nothing changed); after it, every call but init is EINVAL. */
 int spinwise_mutex_destroy(spinwise_mutex_t* m);
-/* The kind's name, or NULL for NULL or a destroyed / never initialized mutex. */
+/* The kind's name, or NULL for NULL, a destroyed mutex, or bytes whose kind byte names no kind.
+ * All-zero memory is the static initializer's hybrid mutex, so it gives "hybrid"; other memory
+ * that was never initialized is no mutex (it may give any name, or NULL). */
 const char* spinwise_mutex_kind_name(const spinwise_mutex_t* m);
 int spinwise_mutex_lock(spinwise_mutex_t* m);
 /* EBUSY: held by someone (maybe the caller). */
@@ -162,8 +178,13 @@ typedef enum spinwise_stats_format {
 int spinwise_stats_report(int format, char* buf, size_t size, size_t* needed); /* a spinwise_stats_format */
 int spinwise_stats_reset(void);
 
-/* A static, never NULL message for a code this API returns ("Unknown error N" for others). */
+/* Never NULL. A static message for a code this API returns; for any other code N, "Unknown error
+ * N" (as glibc's strerror), in a buffer of the calling thread valid until its next call of this. */
 const char* spinwise_strerror(int code);
+
+/* The library's version, SPINWISE_VERSION of the headers it was built from: a program compares it
+ * with its own SPINWISE_VERSION to see that it runs with the library it was compiled against. */
+int spinwise_version(void);
 
 #ifdef __cplusplus
 }
