@@ -49,8 +49,10 @@ int main(int argc, char** argv) {
   /* The host holds it; the plugin is the same thread, so the owner. */
   CHECK(spinwise_recursive_mutex_lock(&r) == 0);
   plugin->probe(&r, &p);
-  /* Two copies of the library, or the test proves nothing. */
-  CHECK(p.lock_function != (void (*)(void)) & spinwise_recursive_mutex_lock);
+#ifdef TWO_COPIES
+  /* Two copies of the static library, or the test proves nothing. */
+  CHECK(p.lock_function != spinwise_recursive_mutex_lock);
+#endif
   CHECK(p.depth_seen == 1);
   CHECK(p.trylock == 0);
   CHECK(p.timedlock == 0);

@@ -12,7 +12,7 @@ static void probe(spinwise_recursive_mutex_t* r, struct module_probe* p) {
   struct timespec past;
   clock_gettime(CLOCK_MONOTONIC, &past);
   past.tv_sec -= 1;
-  p->lock_function = (void (*)(void)) & spinwise_recursive_mutex_lock;
+  p->lock_function = spinwise_recursive_mutex_lock;
   p->depth_seen = spinwise_recursive_mutex_depth(r);
   p->trylock = spinwise_recursive_mutex_trylock(r);
   p->timedlock = spinwise_recursive_mutex_timedlock(r, &past);

@@ -6,11 +6,11 @@
 
 /* What the plugin saw of a recursive mutex the calling thread holds. */
 struct module_probe {
-  void (*lock_function)(void); /* the plugin's spinwise_recursive_mutex_lock */
-  unsigned depth_seen;         /* before it locked */
-  int trylock, timedlock;      /* the owner enters at once: 0, 0 */
-  unsigned depth_inside;       /* after those */
-  int unlock;                  /* 0 */
+  int (*lock_function)(spinwise_recursive_mutex_t*); /* the plugin's spinwise_recursive_mutex_lock */
+  unsigned depth_seen;                               /* before it locked */
+  int trylock, timedlock;                            /* the owner enters at once: 0, 0 */
+  unsigned depth_inside;                             /* after those */
+  int unlock;                                        /* 0 */
 };
 
 struct module_plugin {
