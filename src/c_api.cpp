@@ -24,6 +24,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -136,6 +137,9 @@ static_assert(fits<hybrid_shared_mutex::with_stats<c_rw_hybrid>>() &&
 
 static_assert(sizeof(spinwise_mutex_t) == SPINWISE_LOCK_BYTES &&
               sizeof(spinwise_rwlock_t) == SPINWISE_LOCK_BYTES);
+static_assert(alignof(spinwise_mutex_t) == 8 && alignof(spinwise_rwlock_t) == 8 &&
+                  alignof(spinwise_recursive_mutex_t) == 8,
+              "the header promises 8-byte alignment on every target");
 
 // The names, by kind value.
 constexpr const auto& kMutexNames = c_kinds::kNames;
@@ -224,28 +228,30 @@ int to_deadline(const struct timespec* t, monotonic_clock::time_point& at) noexc
 
 // --- the recursive mutex's owner and depth ---------------------------------------------------
 
+// The owner is the thread's process-wide token (c_lock_kinds.hpp, as SQLite's recursive mutexes
+// name theirs), not an address of this module's own: a plugin with its own copy of this library
+// takes a recursive mutex its host holds on the same thread as the owner it is.
 struct recursion {
-  std::atomic<std::uintptr_t> owner;  // 0: none; else the owner's self_id(). Written by the owner
-                                      // only, so a thread reads its own id here only while it owns
-  std::uint32_t depth;                // the owner's only
+  std::atomic<const void*> owner;  // nullptr: none; else the owner's this_thread_token(). Written by
+                                   // the owner only, so a thread reads its own token here only while
+                                   // it owns
+  std::uint32_t depth;             // the owner's only
 };
 static_assert(sizeof(recursion) <= sizeof(spinwise_recursive_mutex_t::owner_) &&
               alignof(recursion) <= alignof(spinwise_recursive_mutex_t));
-static_assert(std::atomic<std::uintptr_t>::is_always_lock_free);
+static_assert(std::atomic<const void*>::is_always_lock_free);
 
 recursion& recursion_of(spinwise_recursive_mutex_t* r) noexcept {
   return *std::launder(reinterpret_cast<recursion*>(r->owner_.bytes));
 }
 
-// A thread's identity: the address of its own byte of thread-local storage (never 0).
-thread_local char tl_self;
-std::uintptr_t self_id() noexcept { return reinterpret_cast<std::uintptr_t>(&tl_self); }
+using c_kinds::this_thread_token;
 
 template <class Acquire>
 int recursive_acquire(spinwise_recursive_mutex_t* r, Acquire&& acquire) noexcept {
   if (r == nullptr) return EINVAL;
   recursion& rec = recursion_of(r);
-  const std::uintptr_t self = self_id();
+  const void* self = this_thread_token();
   if (rec.owner.load(std::memory_order_relaxed) == self) {
     if (rec.depth == UINT32_MAX) return EAGAIN;
     ++rec.depth;
@@ -260,14 +266,27 @@ int recursive_acquire(spinwise_recursive_mutex_t* r, Acquire&& acquire) noexcept
 
 // --- errors and messages ---------------------------------------------------------------------
 
-thread_local std::string tl_message;
+// The calling thread's last message: a fixed, trivially destructible buffer, as SQLite's plug-in
+// keeps its own (src/sqlite.cpp). glibc runs pthread key destructors after the thread's C++
+// thread_local destructors, and a call from one must work (the header promises no abort): a
+// thread_local std::string was destroyed by then, and writing it was a use after free. 1 KiB a
+// thread holds every message the knob and profile code writes, entry, key and bounds included.
+constexpr std::size_t kMessageBytes = 1024;
+thread_local char tl_message[kMessageBytes];
 
+// Copies `m`, cut to fit with "..." at the end (before a UTF-8 sequence, never inside one).
 void set_message(std::string_view m) noexcept {
-  try {
-    tl_message.assign(m);
-  } catch (...) {
-    tl_message.clear();  // no memory for the message: the code still says what happened
+  if (m.size() < kMessageBytes) {
+    if (!m.empty()) std::memcpy(tl_message, m.data(), m.size());  // an empty view's data() may be null
+    tl_message[m.size()] = '\0';
+    return;
   }
+  constexpr std::string_view kCut = "...";
+  std::size_t n = kMessageBytes - 1 - kCut.size();
+  while (n > 0 && (static_cast<unsigned char>(m[n]) & 0xc0) == 0x80) --n;  // m[n] continues a sequence
+  std::memcpy(tl_message, m.data(), n);
+  std::memcpy(tl_message + n, kCut.data(), kCut.size());
+  tl_message[n + kCut.size()] = '\0';
 }
 
 // A spinwise error_code as the errno value of the std::errc condition it is equivalent to (the
@@ -390,8 +409,11 @@ int spinwise_rwlock_timedrdlock(spinwise_rwlock_t* rw, const struct timespec* ab
       rw, [&](auto* l) noexcept { return l->try_lock_shared_until(at) ? 0 : ETIMEDOUT; });
 }
 
+// An unlock of a mode nobody holds is EPERM and changes nothing: the lock word would wrap around
+// (readers inside 0 -> 2^20 - 1, or W 0 -> all ones in spin_shared_mutex) and say EBUSY for ever.
 int spinwise_rwlock_rdunlock(spinwise_rwlock_t* rw) {
   return with_lock<rwlock_kinds>(rw, [](auto* l) noexcept {
+    if (!l->is_locked_shared()) return EPERM;
     l->unlock_shared();
     return 0;
   });
@@ -416,6 +438,7 @@ int spinwise_rwlock_timedwrlock(spinwise_rwlock_t* rw, const struct timespec* ab
 
 int spinwise_rwlock_wrunlock(spinwise_rwlock_t* rw) {
   return with_lock<rwlock_kinds>(rw, [](auto* l) noexcept {
+    if (!l->is_locked()) return EPERM;
     l->unlock();
     return 0;
   });
@@ -457,18 +480,19 @@ int spinwise_recursive_mutex_timedlock(spinwise_recursive_mutex_t* r, const stru
 }
 
 int spinwise_recursive_mutex_unlock(spinwise_recursive_mutex_t* r) {
-  if (r == nullptr) return EINVAL;
+  // A destroyed (or never a) mutex is EINVAL, as for every call but init, before the owner test.
+  if (r == nullptr || !mutex_kinds::known(kind_of(&r->mutex_))) return EINVAL;
   recursion& rec = recursion_of(r);
-  if (rec.owner.load(std::memory_order_relaxed) != self_id()) return EPERM;
+  if (rec.owner.load(std::memory_order_relaxed) != this_thread_token()) return EPERM;
   if (--rec.depth != 0) return 0;
-  rec.owner.store(0, std::memory_order_relaxed);
+  rec.owner.store(nullptr, std::memory_order_relaxed);
   return spinwise_mutex_unlock(&r->mutex_);
 }
 
 unsigned spinwise_recursive_mutex_depth(const spinwise_recursive_mutex_t* r) {
   if (r == nullptr) return 0;
   const recursion& rec = recursion_of(const_cast<spinwise_recursive_mutex_t*>(r));
-  return rec.owner.load(std::memory_order_relaxed) == self_id() ? rec.depth : 0u;
+  return rec.owner.load(std::memory_order_relaxed) == this_thread_token() ? rec.depth : 0u;
 }
 
 // --- knobs and profiles ----------------------------------------------------------------------
@@ -516,7 +540,7 @@ int spinwise_configure_from_env(void) {
   });
 }
 
-const char* spinwise_last_message(void) { return tl_message.c_str(); }
+const char* spinwise_last_message(void) { return tl_message; }
 
 // --- statistics ------------------------------------------------------------------------------
 
@@ -584,9 +608,16 @@ const char* spinwise_strerror(int code) {
       return "the name is taken";
     case ENOTSUP:
       return "not supported on this CPU or build";
-    default:
-      return "unknown error";
+    default: {
+      // glibc's words for a code it does not know, in a buffer of the thread as glibc's: trivially
+      // destructible, so this works in a pthread key destructor too.
+      thread_local char unknown[sizeof "Unknown error -2147483648"];
+      std::snprintf(unknown, sizeof unknown, "Unknown error %d", code);
+      return unknown;
+    }
   }
 }
+
+int spinwise_version(void) { return SPINWISE_VERSION; }
 
 }  // extern "C"

@@ -1,11 +1,13 @@
 #pragma once
 // The mutex kinds of the C front ends (src/c_api.cpp's spinwise_mutex_t, src/sqlite.cpp's SQLite
 // mutexes): each a C++ lock with a statistics class, by the names and in the order of
-// <spinwise/spinwise.h>'s spinwise_mutex_kind. Private to the libraries; one list for both.
+// <spinwise/spinwise.h>'s spinwise_mutex_kind; and the thread token their recursive mutexes name
+// their owner by. Private to the libraries; one of each for both.
 
 #include <string_view>
 
 #include "spinwise/adaptive_policy.hpp"
+#include "spinwise/detail/process_state.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/mcs_mutex.hpp"
@@ -48,6 +50,13 @@ struct mcs {
   template <class Class>
   using lock = mcs_mutex::with_stats<Class>;
 };
+
+// The calling thread's token: the address of its spinwise thread state, the thread_local every
+// spinwise module of the process already shares (never null, distinct among live threads). So a
+// recursive mutex that a host locked is the same thread's in a plugin with its own copy of the
+// library, once the state is shared (detail/process_state.hpp says when it is). It is trivially
+// destructible, so it stays valid in pthread key destructors, after the C++ thread_locals' ends.
+inline const void* this_thread_token() noexcept { return &detail::this_thread_state(); }
 
 // The names, by spinwise_mutex_kind value, and as an error message lists them.
 inline constexpr const char* kNames[] = {"hybrid", "adaptive", "tas", "ttas", "ticket", "mcs"};

@@ -45,7 +45,6 @@
 
 #include "c_lock_kinds.hpp"
 #include "spinwise/arch.hpp"
-#include "spinwise/detail/process_state.hpp"
 #include "spinwise/park_behind_sleepers.hpp"
 
 namespace {
@@ -138,9 +137,8 @@ Lock& lock_of(mutex* m) noexcept {
   return static_cast<mutex_with<Lock>*>(m)->lock;
 }
 
-// The calling thread's token: the address of its spinwise thread state, the thread_local every
-// spinwise module of the process already shares (never null, distinct among live threads).
-const void* self() noexcept { return &detail::this_thread_state(); }
+// The calling thread's token (c_lock_kinds.hpp): the C API's recursive mutexes name theirs alike.
+const void* self() noexcept { return this_thread_token(); }
 
 // SQLite's fast and static types: not recursive. SQLite never enters one it holds (that would
 // wait forever, as with its own pthread mutexes).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone on a fresh Debian 12 machine:
-#   0. format: every tracked C++ file is as clang-format (.clang-format) leaves it
+#   0. format: every tracked C and C++ file is as clang-format (.clang-format) leaves it
 #   1. models: the SPIN models of the locks' park/wake and FIFO-gate protocols (tests/models), exhaustive, and
 #      the mutants SPIN must reject; no build, ~20 s
 #   2. Release build, every test under ctest (packaging consumers included), -Werror
@@ -87,11 +87,11 @@ stage() {  # name, description, function
 
 # The SPIN models (docs/model-checking.md): each protocol checked exhaustively, each mutant must
 # make SPIN report its error. Builds nothing of spinwise; works in a temporary directory.
-# Formatting: clang-format's verdict on every tracked C++ file (and new ones git does not ignore);
+# Formatting: clang-format's verdict on every tracked C and C++ file (and new ones git does not ignore);
 # the files it would change are listed, with the first lines of the difference.
 stage_format() {
   local files bad=0 f
-  mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.hpp' '*.h' | sort -u)
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.hpp' '*.h' '*.c' | sort -u)
   for f in "${files[@]}"; do
     [ -f "$f" ] || continue
     if ! clang-format --style=file "$f" | cmp -s - "$f"; then

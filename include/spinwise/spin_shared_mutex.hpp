@@ -68,6 +68,12 @@ class spin_shared_raw : public raw_lock {
  public:
   using policy = Policy;
 
+  // Racy snapshots: a writer inside (or reserved, draining the readers); a reader inside.
+  bool is_locked() const noexcept { return word::writer_holds(state_.load(std::memory_order_relaxed)); }
+  bool is_locked_shared() const noexcept {
+    return word::readers_hold(state_.load(std::memory_order_relaxed));
+  }
+
  protected:
   // --- exclusive ----------------------------------------------------------------------------
 

@@ -2,8 +2,9 @@
  * statistics for C99 and C++ programs, through src/c_api.cpp. The manual: docs/c-api.md.
  *
  * Every call returns 0 or an errno value (EINVAL, EBUSY, ETIMEDOUT, EPERM, EAGAIN, ENOMEM, ...,
- * spinwise_strerror names it) and never aborts: a NULL argument, an unknown kind or a tv_nsec
- * outside [0, 1e9) is EINVAL and changes nothing. No exception crosses this boundary.
+ * spinwise_strerror names it) and never aborts, also from a pthread key destructor at thread exit:
+ * a NULL argument, an unknown kind or a tv_nsec outside [0, 1e9) is EINVAL and changes nothing.
+ * No exception crosses this boundary.
  *
  * A lock object is a fixed-size opaque struct whose all-zero state is a valid unlocked lock of the
  * default kind (hybrid), so the static initializers need no init call and no allocation:
@@ -17,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "spinwise/version.h" /* SPINWISE_VERSION, _MAJOR, _MINOR, _PATCH, _STRING */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,8 +31,20 @@ struct timespec;
  * takes 40). Fixed for the ABI; src/c_api.cpp static_asserts that every kind fits. */
 #define SPINWISE_LOCK_BYTES 64
 
-/* Opaque: use only through the calls below. The union aligns it for every kind (8 bytes). */
-typedef struct spinwise_mutex {
+/* The lock types are 8-byte aligned on every target: the union's members are not enough on i386,
+ * whose ABI aligns long long and double to 4 inside a struct, so the compiler is told. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPINWISE_ALIGNED_8 __attribute__((aligned(8)))
+#elif defined(__cplusplus)
+#define SPINWISE_ALIGNED_8 alignas(8)
+#elif defined(_MSC_VER)
+#define SPINWISE_ALIGNED_8 __declspec(align(8))
+#else
+#define SPINWISE_ALIGNED_8 /* the union's members: 8 wherever the ABI aligns them so */
+#endif
+
+/* Opaque: use only through the calls below. */
+typedef struct SPINWISE_ALIGNED_8 spinwise_mutex {
   union {
     unsigned char bytes[SPINWISE_LOCK_BYTES];
     long long align_ll;
@@ -38,7 +53,7 @@ typedef struct spinwise_mutex {
   } opaque_;
 } spinwise_mutex_t;
 
-typedef struct spinwise_rwlock {
+typedef struct SPINWISE_ALIGNED_8 spinwise_rwlock {
   union {
     unsigned char bytes[SPINWISE_LOCK_BYTES];
     long long align_ll;
@@ -48,7 +63,7 @@ typedef struct spinwise_rwlock {
 } spinwise_rwlock_t;
 
 /* A mutex (of any kind) with an owner and a depth: its owner may lock it again. */
-typedef struct spinwise_recursive_mutex {
+typedef struct SPINWISE_ALIGNED_8 spinwise_recursive_mutex {
   spinwise_mutex_t mutex_;
   union {
     unsigned char bytes[16];
@@ -89,7 +104,9 @@ int spinwise_mutex_init(spinwise_mutex_t* m, int kind);
 int spinwise_mutex_init_kind(spinwise_mutex_t* m, const char* kind_name);
 /* EBUSY while locked (nothing changed); after it, every call but init is EINVAL. */
 int spinwise_mutex_destroy(spinwise_mutex_t* m);
-/* The kind's name, or NULL for NULL or a destroyed / never initialized mutex. */
+/* The kind's name, or NULL for NULL, a destroyed mutex, or bytes whose kind byte names no kind.
+ * All-zero memory is the static initializer's hybrid mutex, so it gives "hybrid"; other memory
+ * that was never initialized is no mutex (it may give any name, or NULL). */
 const char* spinwise_mutex_kind_name(const spinwise_mutex_t* m);
 int spinwise_mutex_lock(spinwise_mutex_t* m);
 /* EBUSY: held by someone (maybe the caller). */
@@ -108,6 +125,8 @@ const char* spinwise_rwlock_kind_name(const spinwise_rwlock_t* rw);
 int spinwise_rwlock_rdlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_tryrdlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_timedrdlock(spinwise_rwlock_t* rw, const struct timespec* abstime);
+/* EPERM: no reader holds it (rd) / no writer holds it (wr); nothing changed. The lock keeps no
+ * per-thread record: an unlock of a mode that other threads hold is not detected. */
 int spinwise_rwlock_rdunlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_wrlock(spinwise_rwlock_t* rw);
 int spinwise_rwlock_trywrlock(spinwise_rwlock_t* rw);
@@ -122,7 +141,8 @@ int spinwise_recursive_mutex_destroy(spinwise_recursive_mutex_t* r); /* EBUSY wh
 int spinwise_recursive_mutex_lock(spinwise_recursive_mutex_t* r);
 int spinwise_recursive_mutex_trylock(spinwise_recursive_mutex_t* r);
 int spinwise_recursive_mutex_timedlock(spinwise_recursive_mutex_t* r, const struct timespec* abstime);
-/* EPERM: the caller is not the owner. */
+/* EPERM: the caller is not the owner. The owner is the thread, whichever module calls: modules
+ * that share spinwise's process-wide state (docs/integration.md) agree on it. */
 int spinwise_recursive_mutex_unlock(spinwise_recursive_mutex_t* r);
 /* How many times the calling thread holds it (0: not the owner, or NULL). */
 unsigned spinwise_recursive_mutex_depth(const spinwise_recursive_mutex_t* r);
@@ -140,8 +160,8 @@ int spinwise_load_knobs(const char* path);  /* a knob file: one entry a line */
 int spinwise_load_profile(const char* path);
 /* SPINWISE_PROFILE, SPINWISE_KNOBS and SPINWISE_RELAX, as configure_from_env(); unset is no error. */
 int spinwise_configure_from_env(void);
-/* The calling thread's last failed call's explanation ("" after a success). Valid until the
- * thread's next spinwise call. */
+/* The calling thread's last failed call's explanation ("" after a success), at most 1023 bytes (a
+ * longer one is cut, ending in "..."). Valid until the thread's next spinwise call. */
 const char* spinwise_last_message(void);
 
 /* --- statistics ------------------------------------------------------------------------------
@@ -158,8 +178,13 @@ typedef enum spinwise_stats_format {
 int spinwise_stats_report(int format, char* buf, size_t size, size_t* needed); /* a spinwise_stats_format */
 int spinwise_stats_reset(void);
 
-/* A static, never NULL message for a code this API returns ("Unknown error N" for others). */
+/* Never NULL. A static message for a code this API returns; for any other code N, "Unknown error
+ * N" (as glibc's strerror), in a buffer of the calling thread valid until its next call of this. */
 const char* spinwise_strerror(int code);
+
+/* The library's version, SPINWISE_VERSION of the headers it was built from: a program compares it
+ * with its own SPINWISE_VERSION to see that it runs with the library it was compiled against. */
+int spinwise_version(void);
 
 #ifdef __cplusplus
 }

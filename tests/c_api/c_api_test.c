@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <spinwise/spinwise.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,6 +369,50 @@ static void rwlocks(void) {
   }
 }
 
+/* Bug guarded (issue 44, item 2): rdunlock on a free rwlock (both kinds) and wrunlock on a free
+ * spin rwlock returned 0 and wrapped the lock word around, so that trywrlock and destroy said
+ * EBUSY for ever. Unlocking a mode nobody holds is EPERM, as for the mutex, and changes nothing. */
+static void unlock_of_a_mode_not_held(void) {
+  static const spinwise_rwlock_kind kinds[] = {SPINWISE_RWLOCK_HYBRID, SPINWISE_RWLOCK_SPIN};
+  int k;
+  for (k = 0; k < 2; ++k) {
+    spinwise_rwlock_t rw;
+    const char* name;
+    const int failures_before = failures;
+    CHECK_RC(spinwise_rwlock_init(&rw, kinds[k]), 0);
+    name = spinwise_rwlock_kind_name(&rw);
+    /* Free. */
+    CHECK_RC(spinwise_rwlock_rdunlock(&rw), EPERM);
+    CHECK_RC(spinwise_rwlock_wrunlock(&rw), EPERM);
+    CHECK_RC(spinwise_rwlock_trywrlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_wrunlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_tryrdlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_rdunlock(&rw), 0);
+    /* Held exclusively: no reader to let go; the writer still holds it. (Try forms only: a lock
+     * the old code had wrapped around would make a waiting call wait for ever.) */
+    CHECK_RC(spinwise_rwlock_trywrlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_rdunlock(&rw), EPERM);
+    CHECK_RC(spinwise_rwlock_tryrdlock(&rw), EBUSY);
+    CHECK_RC(spinwise_rwlock_wrunlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_wrunlock(&rw), EPERM);
+    /* Held shared: no writer to let go; the reader still holds it. */
+    CHECK_RC(spinwise_rwlock_tryrdlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_wrunlock(&rw), EPERM);
+    CHECK_RC(spinwise_rwlock_trywrlock(&rw), EBUSY);
+    CHECK_RC(spinwise_rwlock_rdunlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_rdunlock(&rw), EPERM);
+    /* Usable and free after all of it. */
+    CHECK_RC(spinwise_rwlock_trywrlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_wrunlock(&rw), 0);
+    CHECK_RC(spinwise_rwlock_destroy(&rw), 0);
+    if (failures != failures_before) fprintf(stderr, "  (rwlock kind %s)\n", name != NULL ? name : "?");
+  }
+  /* The static initializer's lock, never initialized by a call, alike. */
+  CHECK_RC(spinwise_rwlock_rdunlock(&static_rwlock), EPERM);
+  CHECK_RC(spinwise_rwlock_trywrlock(&static_rwlock), 0);
+  CHECK_RC(spinwise_rwlock_wrunlock(&static_rwlock), 0);
+}
+
 static void recursive_mutexes(void) {
   int k;
   for (k = 0; k < KIND_COUNT; ++k) {
@@ -462,6 +507,16 @@ static void knobs_and_profiles(const char* dir) {
   write_file(path, "{ not json");
   CHECK_RC(spinwise_load_profile(path), EINVAL);
 
+  {
+    /* A message longer than the thread's buffer (1023 bytes) is cut, ending in "...". */
+    static char long_class[3000];
+    const char* message;
+    memset(long_class, 'x', sizeof long_class - 1);
+    CHECK_RC(spinwise_set_knob(long_class, "delay_unit_ns", "150"), EINVAL);
+    message = spinwise_last_message();
+    CHECK(strlen(message) == 1023 && strcmp(message + 1020, "...") == 0 && strstr(message, "xxxx") != NULL);
+  }
+
   unsetenv("SPINWISE_PROFILE");
   unsetenv("SPINWISE_RELAX");
   unsetenv("SPINWISE_KNOBS");
@@ -512,6 +567,69 @@ static void error_names(void) {
   CHECK(spinwise_strerror(-12345) != NULL);
 }
 
+/* Bug guarded (issue 44, item 5): what the header says, word for word. */
+struct mutex_probe {
+  char c;
+  spinwise_mutex_t m;
+};
+struct rwlock_probe {
+  char c;
+  spinwise_rwlock_t rw;
+};
+struct recursive_probe {
+  char c;
+  spinwise_recursive_mutex_t r;
+};
+
+static void header_promises(void) {
+  spinwise_mutex_t m;
+  spinwise_rwlock_t rw;
+  spinwise_recursive_mutex_t r;
+
+  /* "Unknown error N" for a code this API does not return (it said "unknown error"), as glibc. */
+  CHECK(strcmp(spinwise_strerror(12345), "Unknown error 12345") == 0);
+  CHECK(strcmp(spinwise_strerror(-7), "Unknown error -7") == 0);
+#ifdef __GLIBC__
+  CHECK(strcmp(spinwise_strerror(12345), strerror(12345)) == 0);
+#endif
+
+  /* kind_name: all zeros is the static initializer's hybrid lock; NULL for a destroyed lock and
+   * for bytes whose kind byte names no kind. */
+  memset(&m, 0, sizeof m);
+  CHECK(spinwise_mutex_kind_name(&m) != NULL && strcmp(spinwise_mutex_kind_name(&m), "hybrid") == 0);
+  memset(&rw, 0, sizeof rw);
+  CHECK(spinwise_rwlock_kind_name(&rw) != NULL && strcmp(spinwise_rwlock_kind_name(&rw), "hybrid") == 0);
+  memset(&m, 0xa5, sizeof m);
+  CHECK(spinwise_mutex_kind_name(&m) == NULL);
+  CHECK_RC(spinwise_mutex_lock(&m), EINVAL);
+  memset(&rw, 0xa5, sizeof rw);
+  CHECK(spinwise_rwlock_kind_name(&rw) == NULL);
+  CHECK_RC(spinwise_rwlock_rdunlock(&rw), EINVAL);
+
+  /* After destroy every call but init is EINVAL: the recursive unlock said EPERM. */
+  CHECK_RC(spinwise_recursive_mutex_init(&r, SPINWISE_MUTEX_TICKET), 0);
+  CHECK_RC(spinwise_recursive_mutex_destroy(&r), 0);
+  CHECK_RC(spinwise_recursive_mutex_unlock(&r), EINVAL);
+  CHECK_RC(spinwise_recursive_mutex_lock(&r), EINVAL);
+  CHECK_RC(spinwise_recursive_mutex_trylock(&r), EINVAL);
+  CHECK_RC(spinwise_recursive_mutex_destroy(&r), EINVAL);
+  CHECK(spinwise_recursive_mutex_depth(&r) == 0);
+  CHECK_RC(spinwise_recursive_mutex_init(&r, SPINWISE_MUTEX_HYBRID), 0);
+  CHECK_RC(spinwise_recursive_mutex_lock(&r), 0);
+  CHECK_RC(spinwise_recursive_mutex_unlock(&r), 0);
+
+  /* 8-byte aligned (layout_test.c checks it for i386 at compile time). */
+  CHECK(offsetof(struct mutex_probe, m) == 8);
+  CHECK(offsetof(struct rwlock_probe, rw) == 8);
+  CHECK(offsetof(struct recursive_probe, r) == 8);
+
+  /* The version: the header's macros are the project's, and the library says which it is. */
+  CHECK(strcmp(SPINWISE_VERSION_STRING, SPINWISE_EXPECTED_VERSION) == 0);
+  CHECK(SPINWISE_VERSION ==
+        SPINWISE_VERSION_MAJOR * 1000000L + SPINWISE_VERSION_MINOR * 1000L + SPINWISE_VERSION_PATCH);
+  CHECK(spinwise_version() == SPINWISE_VERSION);
+}
+
 int main(void) {
   char dir[] = "/tmp/spinwise-c-api-XXXXXX";
   char path[600];
@@ -523,7 +641,9 @@ int main(void) {
   mutex_kinds();
   bad_arguments_change_nothing();
   rwlocks();
+  unlock_of_a_mode_not_held();
   recursive_mutexes();
+  header_promises();
   knobs_and_profiles(dir);
   statistics();
   error_names();

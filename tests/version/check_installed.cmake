@@ -1,5 +1,5 @@
 # Installs BUILD_DIR's headers component into WORK_DIR/prefix and checks that the installed tree
-# reports VERSION (project(VERSION)) everywhere: spinwise/version.hpp is there, the package
+# reports VERSION (project(VERSION)) everywhere: spinwise/version.h and version.hpp are there, the package
 # version file says VERSION, and a program that includes
 # <spinwise/config.hpp> from the installed tree alone sees SPINWISE_VERSION_STRING == VERSION.
 #   cmake -DBUILD_DIR=... -DWORK_DIR=... -DINCLUDEDIR=... -DLIBDIR=... -DCXX=... -DVERSION=... -P check_installed.cmake
@@ -15,10 +15,11 @@ if(NOT rc EQUAL 0)
   fail("cmake --install --component headers failed (${rc}):\n${out}")
 endif()
 
-set(header ${prefix}/${INCLUDEDIR}/spinwise/version.hpp)
-if(NOT EXISTS ${header})
-  fail("${header} was not installed")
-endif()
+foreach(header ${prefix}/${INCLUDEDIR}/spinwise/version.h ${prefix}/${INCLUDEDIR}/spinwise/version.hpp)
+  if(NOT EXISTS ${header})
+    fail("${header} was not installed")
+  endif()
+endforeach()
 
 set(PACKAGE_FIND_VERSION ${VERSION})
 include(${prefix}/${LIBDIR}/cmake/spinwise/spinwiseConfigVersion.cmake)

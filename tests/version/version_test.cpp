@@ -1,4 +1,4 @@
-// The headers' version is project(VERSION) (read from version.hpp), passed in by
+// The headers' version is project(VERSION) (read from version.h), passed in by
 // tests/version/CMakeLists.txt. Bug guarded:
 // config.hpp's hand-written "0.2.0" beside project(VERSION 0.3.0), so the headers, the tools and
 // profiles reported a version the package did not have.

@@ -50,6 +50,11 @@ struct rw_word {
   }
   static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return (s & kWriter) == 0; }
 
+  // The raw locks' racy snapshots (is_locked, is_locked_shared): held in no mode is W clear and
+  // no reader inside, which is what an unlock of a mode nobody holds checks first.
+  static constexpr bool writer_holds(std::uint64_t s) noexcept { return (s & kWriter) != 0; }
+  static constexpr bool readers_hold(std::uint64_t s) noexcept { return !drained(s); }
+
   // A queued reader enters by itself: (readers, queued): n,k -> n+1,k-1, and S -> 0 with k = 1.
   static constexpr std::uint64_t self_admitted(std::uint64_t s) noexcept {
     const std::uint64_t next = s + kReaderOne - kQueuedOne;
