@@ -7,7 +7,8 @@
 #                (a C99 program), pkg-config (relocated prefix; spinwise-runtime.pc links; spinwise-c.pc
 #                links a C99 program built by gcc -std=c99 -Wall -Wextra -Werror); with SQLITE,
 #                spinwise-sqlite.pc and COMPONENTS sqlite each build and run a C99 program on SQLite;
-#                then `--component bench` alone.
+#                C programs linked the three usual ways on the same prefix (link_c.cmake); then
+#                `--component bench` alone.
 #                Arguments: BUILD_DIR, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (the tree's GNUInstallDirs),
 #                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ','), SQLITE.
 # shared:        configure spinwise alone with SPINWISE_RUNTIME_SHARED=ON (tools and benchmarks on),
@@ -196,6 +197,15 @@ if(MODE STREQUAL "installed")
     endif()
     consume(sqlite -DCONSUME=find_package_sqlite -DCMAKE_PREFIX_PATH=${prefix})
   endif()
+
+  # C programs on this install the three usual ways (cc with pkg-config and no --static, a C-only
+  # CMake project, Meson): link_c.cmake, on the same prefix rather than an install of its own.
+  run(${CMAKE_COMMAND} -DPREFIX=${prefix} -DWORK_DIR=${WORK_DIR}/link_c -DGENERATOR=${GENERATOR}
+      -P ${SOURCE_DIR}/tests/consumers/link_c.cmake)
+  string(REGEX MATCHALL "link_c: [^\n]*" link_c_lines "${last_output}")
+  foreach(l IN LISTS link_c_lines)
+    message(STATUS "consumer ${MODE}/${l}")
+  endforeach()
 
   # The bench component, asked for: the benchmarks and nothing else.
   if(BENCH_TOOLS)
