@@ -8,7 +8,8 @@
 //                 must be able to lock the mutex.
 //   double-unlock a normal mutex unlocked twice (glibc returns 0 and the mutex stays usable): then
 //                 lock, a trylock from another thread (EBUSY), unlock, a trylock (0).
-// A child reports by its exit status; one alive after 5 s counts as hung and is killed.
+// A child reports by its exit status; its watchdog ends it after 4 s, and one alive after 8 s
+// counts as hung and is killed.
 #include <pthread.h>
 
 #include "scenario.hpp"
@@ -23,7 +24,7 @@ void unlock_handler() { pthread_mutex_unlock(&g_m); }
 // In a forked process: lock and unlock the mutex, bounded by a watchdog of its own (a child
 // inherits no alarm). 0: both returned 0.
 int lock_in_child() {
-  alarm(5);  // sc::on_alarm: prints the step and exits with kHangExit
+  alarm(4);  // sc::on_alarm: prints the step and exits with kHangExit, before the parent's bound
   const int rc = pthread_mutex_lock(&g_m) | pthread_mutex_unlock(&g_m);
   return rc == 0 ? 0 : 1;
 }
@@ -61,11 +62,11 @@ int part_queued() {
   for (auto& w : g_waiters) pthread_create(&w.t, nullptr, wait_on_mutex, &w);
   for (auto& w : g_waiters)
     while (w.tid == 0) usleep(100);
-  sc::step("queued: fork while two threads wait on the mutex");
+  sc::step("queued: fork while two threads wait on the mutex", 20);
   const pid_t pid = fork();
   if (pid == 0) _exit(lock_in_child());
   sc::track_child(pid);
-  sc::out("queued: child locks the mutex: %s\n", sc::status_name(sc::wait_child(pid, 5000)));
+  sc::out("queued: child locks the mutex: %s\n", sc::status_name(sc::wait_child(pid, 8000)));
   sc::step("queued: the parent's waiters get the mutex");
   for (auto& w : g_waiters) {
     pthread_join(w.t, nullptr);
@@ -84,13 +85,13 @@ void fork_again() {
   g_depth = 1;
   const pid_t pid = fork();
   if (pid == 0) _exit(lock_in_child());
-  g_grandchild_status = sc::wait_child(pid, 5000);
+  g_grandchild_status = sc::wait_child(pid, 8000);
 }
 
 int part_nested() {
   pthread_atfork(prepare, unlock_handler, unlock_handler);
   pthread_atfork(nullptr, nullptr, fork_again);  // runs after the unlock in the child
-  sc::step("nested: fork; the child handler forks again");
+  sc::step("nested: fork; the child handler forks again", 20);
   const pid_t pid = fork();
   if (pid == 0) {
     const int own = lock_in_child();
@@ -99,7 +100,7 @@ int part_nested() {
   }
   sc::track_child(pid);
   sc::out("nested: child (1: child's lock failed, 2: grandchild hung, 3: grandchild's lock failed): %s\n",
-          sc::status_name(sc::wait_child(pid, 10000)));
+          sc::status_name(sc::wait_child(pid, 15000)));
   sc::step("nested: the parent locks the mutex");
   sc::out("nested: parent lock and unlock: %s\n",
           sc::err(pthread_mutex_lock(&g_m) | pthread_mutex_unlock(&g_m)));
