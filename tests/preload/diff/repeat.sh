@@ -8,11 +8,12 @@ if [ $# -lt 1 ]; then
   echo "usage: $0 <build-dir> [N] [KIND] [scenario ...]" >&2
   exit 2
 fi
-bin="$1/tests/preload/diff"
+build=$1
+bin="$build/tests/preload/diff"
 n=${2:-100}
 kind=${3:-}
 shift $(($# < 3 ? $# : 3))
-preload=$(ls "$1"/src/libspinwise-preload.so* 2>/dev/null | head -n 1)
+preload=$(ls "$build"/src/libspinwise-preload.so* 2>/dev/null | head -n 1)
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   mapfile -t scenarios < <(ls "$bin" | sed -n 's/^spinwise_preload_diff_//p')
