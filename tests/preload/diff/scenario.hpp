@@ -32,9 +32,11 @@ constexpr int kHangExit = 3;
 inline const char* volatile g_step = "start";
 inline pid_t g_children[8];  // killed by the watchdog, so that nothing outlives the scenario
 inline std::atomic<int> g_nchildren{0};
+inline volatile bool g_mid_line = false;  // the last output did not end a line
 
 inline void on_alarm(int) {
   static const char head[] = "HANG in step: ";
+  if (g_mid_line) (void)!write(1, "\n", 1);  // the hang line stays a line of its own
   (void)!write(1, head, sizeof head - 1);
   const char* s = g_step;
   (void)!write(1, s, strlen(s));
@@ -62,10 +64,14 @@ inline void step(const char* what, unsigned seconds = kStepSeconds) {
 
 inline void out(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 inline void out(const char* fmt, ...) {
+  char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  vprintf(fmt, ap);
+  vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  fputs(buf, stdout);
+  const size_t len = strlen(buf);
+  if (len > 0) g_mid_line = buf[len - 1] != '\n';
 }
 
 inline const char* err(int rc) {
