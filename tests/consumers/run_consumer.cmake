@@ -202,9 +202,12 @@ if(MODE STREQUAL "installed")
   # CMake project, Meson): link_c.cmake, on the same prefix rather than an install of its own.
   run(${CMAKE_COMMAND} -DPREFIX=${prefix} -DWORK_DIR=${WORK_DIR}/link_c -DGENERATOR=${GENERATOR}
       -P ${SOURCE_DIR}/tests/consumers/link_c.cmake)
-  string(REGEX MATCHALL "link_c: [^\n]*" link_c_lines "${last_output}")
-  foreach(l IN LISTS link_c_lines)
-    message(STATUS "consumer ${MODE}/${l}")
+  string(REPLACE ";" "," link_c_out "${last_output}")
+  string(REPLACE "\n" ";" link_c_out "${link_c_out}")
+  foreach(l IN LISTS link_c_out)
+    if(l MATCHES "link_c: (.*)")
+      message(STATUS "consumer ${MODE}/link_c: ${CMAKE_MATCH_1}")
+    endif()
   endforeach()
 
   # The bench component, asked for: the benchmarks and nothing else.
