@@ -153,7 +153,7 @@ result run_threads(const cell& c, int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   // The window ends after `ms` and after an acquisition: on a machine so busy that no worker ran
   // within it (10 ms beside other work), a run would have measured nothing and said 0 ops
-  // (bench.cell_smoke failed so on a 2-vCPU Zen 5 guest running other work).
+  // (bench.cell_smoke failed so on a 2-vCPU AMD EPYC Zen 4 guest running other work).
   while (!acquired.load(std::memory_order_relaxed)) std::this_thread::yield();
   phase.store(2, std::memory_order_relaxed);
   const auto t1 = clock_type::now();

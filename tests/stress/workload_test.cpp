@@ -136,7 +136,7 @@ TEST(StressTimedRules, PreemptedDelaysAreLeftOut) {
 // The window waits for work (min_requests, as HotPageLatchesTheLastPage below says why): with a
 // fixed window a loaded host could let no request complete in it. The window lies inside the run;
 // that it ended within its nominal duration was a timing assert (a late wake-up of 3 ms failed it,
-// beside two busy loops on a 2-vCPU Zen 5 guest), and a run that does not end is ctest's timeout.
+// beside two busy loops on a 2-vCPU AMD EPYC Zen 4 guest), and a run that does not end is ctest's timeout.
 TEST(StressWorkload, StatsLockAccountsForEverySubquery) {
   st::workload_config c = small();
   c.min_requests = c.threads + 1;
@@ -235,7 +235,7 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
 // Guards against the emulated relaxer not being the one the locks spin with: a long critical
 // section and no outside work make waiters spin, and the delay loops must show up. Each run's
 // assertions need waits in its window, which a loaded host can deny a fixed window (no budget
-// spent, so no park, in 1 of 7 runs on a busy 2-vCPU Zen 5 guest): run_until waits for them.
+// spent, so no park, in 1 of 7 runs on a busy 2-vCPU AMD EPYC Zen 4 guest): run_until waits for them.
 TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
   st::workload_config c = small();
   c.work_before_ns = 0;
