@@ -916,7 +916,48 @@ void cond_leave(cond_state& s, std::uint32_t flags) noexcept {
   }
 }
 
-int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+// The sleep of a condition wait, a cancellation point as glibc's: asynchronous cancellation is on
+// around the futex call only (glibc's futex_wait_cancelable does the same), so a cancel that is
+// pending, or comes while the thread sleeps, unwinds from here into cond_wait's cleanup. This
+// frame has no cleanup of its own and is not noexcept; cond_wait reaches it through a pointer the
+// compiler cannot see through, so that it keeps the landing pad for the call (GCC's and LLVM's
+// nothrow inference would otherwise drop it: this function only calls nothrow C functions, and
+// an unwind through a call without a landing pad is std::terminate).
+long cancellable_futex_wait(std::atomic<std::uint32_t>* w, int op, std::uint32_t v, const timespec* t,
+                            std::uint32_t flags, int* err) {
+  int old = PTHREAD_CANCEL_DEFERRED;
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);  // acts on a pending cancel at once
+  const int priv = (flags & kCondShared) ? 0 : FUTEX_PRIVATE_FLAG;
+  const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op | priv, v, t, nullptr,
+                         FUTEX_BITSET_MATCH_ANY);
+  *err = errno;
+  pthread_setcanceltype(old, &old);
+  return r;
+}
+long (*volatile g_cancellable_futex_wait)(std::atomic<std::uint32_t>*, int, std::uint32_t, const timespec*,
+                                          std::uint32_t, int*) = cancellable_futex_wait;
+
+// A waiter cancelled in its sleep leaves as glibc's does: the condition variable's bookkeeping,
+// then the mutex taken back, before the thread's cleanup handlers run (they may use what the
+// mutex guards). Runs on the cancellation's unwinding only (armed), never on a return.
+struct cond_cancelled {
+  cond_state& s;
+  std::uint32_t flags;
+  std::uint32_t seen;
+  pthread_mutex_t* m;
+  bool armed = true;
+  ~cond_cancelled() {
+    if (!armed) return;
+    // A signal meant for us may have woken this thread as the cancel came: pass it on (at worst
+    // a spurious wake-up of another waiter), before we leave (cond_leave is the last access).
+    if (s.seq.load(std::memory_order_relaxed) != seen) futex_op(s.seq, FUTEX_WAKE, 1, nullptr, flags);
+    cond_leave(s, flags);
+    pthread_mutex_lock(m);
+  }
+};
+
+// Not noexcept: a cancellation unwinds through it (cond_cancelled above).
+int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) {
   if (at != nullptr && (!valid(at) || !supported(clock))) return EINVAL;
   cond_state& s = cond_of(c);
   const std::uint32_t flags = s.flags;
@@ -928,14 +969,20 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const time
   }
   // A deadline before the epoch has passed; the futex would refuse it (EINVAL), glibc times out.
   int result = at != nullptr && at->tv_sec < 0 ? ETIMEDOUT : 0;
-  while (result == 0) {
-    const int op = FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
-    if (futex_op(s.seq, op, seen, at, flags) == 0) break;  // woken
-    if (errno == ETIMEDOUT) {
-      result = ETIMEDOUT;
-    } else if (errno != EINTR || s.seq.load(std::memory_order_acquire) != seen) {
-      break;  // EAGAIN: the sequence moved; any other error: a spurious wake-up, never a busy loop
+  {
+    cond_cancelled on_cancel{s, flags, seen, m};
+    while (result == 0) {
+      const int op =
+          FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
+      int err = 0;
+      if (g_cancellable_futex_wait(&s.seq, op, seen, at, flags, &err) == 0) break;  // woken
+      if (err == ETIMEDOUT) {
+        result = ETIMEDOUT;
+      } else if (err != EINTR || s.seq.load(std::memory_order_acquire) != seen) {
+        break;  // EAGAIN: the sequence moved; any other error: a spurious wake-up, never a busy loop
+      }
     }
+    on_cancel.armed = false;
   }
   cond_leave(s, flags);
   // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's

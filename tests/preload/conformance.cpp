@@ -335,6 +335,69 @@ void condition_variables() {
   CHECK(pthread_mutex_unlock(&rm) == 0);
 }
 
+// pthread_cond_wait and pthread_cond_timedwait are cancellation points: a thread cancelled while it
+// waits, or entering the wait with a cancel pending, runs its cleanup handlers with the mutex held
+// again and ends (the old interposer slept on a plain futex call and retried it: pthread_join hung).
+struct cancel_case {
+  pthread_mutex_t m = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+  pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+  int mode = 0;               // 0 wait, 1 timedwait, 2 wait entered with the cancel pending
+  std::atomic<int> stage{0};  // 1: about to wait (the mutex held); 2: cancel sent
+  int held_in_cleanup = -1;   // the errorcheck mutex's unlock in the cleanup handler: 0 if held
+};
+
+void cancel_cleanup(void* arg) {
+  auto* k = static_cast<cancel_case*>(arg);
+  k->held_in_cleanup = pthread_mutex_unlock(&k->m);
+}
+
+void* cancel_waiter(void* arg) {
+  auto* k = static_cast<cancel_case*>(arg);
+  pthread_mutex_lock(&k->m);
+  pthread_cleanup_push(cancel_cleanup, k);
+  k->stage = 1;
+  if (k->mode == 2) {
+    while (k->stage.load() != 2) {
+    }  // no cancellation point here: the cancel stays pending
+  }
+  for (;;) {
+    if (k->mode == 1) {
+      timespec at = from_now(CLOCK_REALTIME, 60'000);
+      pthread_cond_timedwait(&k->c, &k->m, &at);
+    } else {
+      pthread_cond_wait(&k->c, &k->m);
+    }
+  }
+  pthread_cleanup_pop(0);
+  return nullptr;
+}
+
+void cancellation() {
+  for (int mode = 0; mode < 3; ++mode) {
+    cancel_case k;
+    k.mode = mode;
+    pthread_t t;
+    CHECK(pthread_create(&t, nullptr, cancel_waiter, &k) == 0);
+    while (k.stage.load() != 1) std::this_thread::yield();
+    if (mode != 2) {
+      pthread_mutex_lock(&k.m);  // the waiter released it: it is in the wait
+      pthread_mutex_unlock(&k.m);
+      usleep(10000);
+    }
+    CHECK(pthread_cancel(t) == 0);
+    k.stage = 2;
+    void* ret = nullptr;
+    timespec at = from_now(CLOCK_REALTIME, 10'000);
+    const int joined = pthread_timedjoin_np(t, &ret, &at);
+    if (joined != 0) std::fprintf(stderr, "conformance: the cancelled waiter (mode %d) did not end\n", mode);
+    CHECK(joined == 0);
+    CHECK(ret == PTHREAD_CANCELED);
+    CHECK(k.held_in_cleanup == 0);  // the cleanup ran with the mutex held, and released it
+    CHECK(pthread_mutex_trylock(&k.m) == 0 && pthread_mutex_unlock(&k.m) == 0);
+    CHECK(pthread_cond_destroy(&k.c) == 0);  // the cancelled waiter left the condition variable
+  }
+}
+
 void attributes_and_pass_through() {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
@@ -485,6 +548,7 @@ int main() {
                {"error_codes", error_codes},
                {"rwlocks", rwlocks},
                {"condition_variables", condition_variables},
+               {"cancellation", cancellation},
                {"attributes_and_pass_through", attributes_and_pass_through},
                {"fork_in_a_threaded_program", fork_in_a_threaded_program},
                {"cxx_standard_library", cxx_standard_library}};
