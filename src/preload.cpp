@@ -86,6 +86,19 @@ F real(std::atomic<void*>& slot, const char* name) noexcept {
     return real<decltype(&::name)>(slot, #name); \
   }())
 
+// glibc's lock calls leave errno as they found it; the futex system calls under ours set it
+// (EAGAIN, ETIMEDOUT, EINTR). Every interposed call starts with one of these.
+class errno_keeper {
+ public:
+  errno_keeper() noexcept : saved_(errno) {}
+  ~errno_keeper() { errno = saved_; }
+  errno_keeper(const errno_keeper&) = delete;
+  errno_keeper& operator=(const errno_keeper&) = delete;
+
+ private:
+  int saved_;
+};
+
 // --- the kind ----------------------------------------------------------------------------------
 
 enum kind : int { k_glibc, k_hybrid, k_adaptive, k_ttas, k_ticket, k_mcs };
@@ -753,6 +766,7 @@ long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const time
 // --- the interposed calls ------------------------------------------------------------------------
 
 SPINWISE_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* a) noexcept {
+  const errno_keeper keep;
   const int rc = SPINWISE_REAL(pthread_mutex_init)(m, a);
   if (rc != 0 || current_kind() == k_glibc || type_of(m) == mtype::glibc) return rc;
   std::memset(reinterpret_cast<char*>(m) + kLockOffset, 0, 16);  // glibc's init zeroed the rest
@@ -760,37 +774,44 @@ SPINWISE_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexat
 }
 
 SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc || type_of(m) == mtype::glibc) return SPINWISE_REAL(pthread_mutex_destroy)(m);
   return 0;  // nothing to release; destroying a locked mutex is undefined (POSIX)
 }
 
 SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.lock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_lock)(m);
 }
 
 SPINWISE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.trylock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_trylock)(m);
 }
 
 SPINWISE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m, at](auto ops) noexcept { return ops.timedlock(m, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_timedlock)(m, at);
 }
 
 SPINWISE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
                                             const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m, clock, at](auto ops) noexcept { return ops.timedlock(m, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.unlock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_unlock)(m);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlockattr_t* a) noexcept {
+  const errno_keeper keep;
   const int rc = SPINWISE_REAL(pthread_rwlock_init)(rw, a);
   if (rc != 0 || current_kind() == k_glibc || rw_is_glibc(rw)) return rc;
   std::memset(static_cast<void*>(rw), 0, 24);
@@ -799,21 +820,25 @@ SPINWISE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlo
 }
 
 SPINWISE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc || rw_is_glibc(rw)) return SPINWISE_REAL(pthread_rwlock_destroy)(rw);
   return 0;
 }
 
 SPINWISE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.rdlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_rdlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.tryrdlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc =
       on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedrdlock(rw, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at);
@@ -821,21 +846,25 @@ SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const times
 
 SPINWISE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedrdlock(rw, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.wrlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_wrlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.trywrlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_trywrlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc =
       on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedwrlock(rw, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at);
@@ -843,16 +872,19 @@ SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const times
 
 SPINWISE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedwrlock(rw, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.unlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_unlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* a) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_init)(c, a);
   std::uint32_t flags = 0;
   if (a != nullptr) {
@@ -869,6 +901,7 @@ SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_
 }
 
 SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_destroy)(c);
   cond_state& s = cond_of(c);
   // Acquire: pairs with the last waiter's release in cond_leave; after it, none touches *c.
@@ -887,6 +920,7 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
 }
 
 SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_signal)(c);
   cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
@@ -895,6 +929,7 @@ SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
 }
 
 SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_broadcast)(c);
   cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
@@ -997,17 +1032,20 @@ clockid_t cond_clock(pthread_cond_t* c) noexcept {
 }  // namespace
 
 SPINWISE_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_wait)(c, m);
   return cond_wait(c, m, CLOCK_REALTIME, nullptr);
 }
 
 SPINWISE_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_timedwait)(c, m, at);
   return cond_wait(c, m, cond_clock(c), at);
 }
 
 SPINWISE_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                                            const timespec* at) {
+  const errno_keeper keep;
   if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at);
   return cond_wait(c, m, clock, at);
 }

@@ -398,6 +398,76 @@ void cancellation() {
   }
 }
 
+// glibc's lock calls leave errno as they found it; the interposer's futex calls set it (EAGAIN,
+// ETIMEDOUT, EINTR) and the old code let it through: ETIMEDOUT after a timed-out
+// pthread_cond_timedwait, pthread_mutex_timedlock or pthread_rwlock_timedrdlock, EAGAIN after a
+// contended pthread_mutex_lock or pthread_cond_wait.
+void errno_kept() {
+  constexpr int kSentinel = 12345;
+  std::atomic<int> changed{0};
+  auto keep = [&](const char* what, auto call) {
+    errno = kSentinel;
+    call();
+    if (errno != kSentinel && changed.fetch_add(1) == 0)
+      std::fprintf(stderr, "conformance: %s changed errno to %d\n", what, errno);
+  };
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+  pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+  // Timed out.
+  keep("pthread_cond_timedwait", [&] {
+    pthread_mutex_lock(&m);
+    timespec at = from_now(CLOCK_REALTIME, 5);
+    pthread_cond_timedwait(&c, &m, &at);
+    pthread_mutex_unlock(&m);
+  });
+  CHECK(pthread_mutex_lock(&m) == 0 && pthread_rwlock_wrlock(&rw) == 0);
+  in_thread([&] {
+    keep("pthread_mutex_timedlock", [&] {
+      timespec at = from_now(CLOCK_REALTIME, 5);
+      pthread_mutex_timedlock(&m, &at);
+    });
+    keep("pthread_rwlock_timedrdlock", [&] {
+      timespec at = from_now(CLOCK_REALTIME, 5);
+      pthread_rwlock_timedrdlock(&rw, &at);
+    });
+    keep("pthread_rwlock_timedwrlock", [&] {
+      timespec at = from_now(CLOCK_REALTIME, 5);
+      pthread_rwlock_timedwrlock(&rw, &at);
+    });
+    return 0;
+  });
+  CHECK(pthread_mutex_unlock(&m) == 0 && pthread_rwlock_unlock(&rw) == 0);
+  // Contended: the mutex handed to and fro, a condition variable ping-pong (its waits sleep, and
+  // race the signals, for the futex's EAGAIN).
+  const int n_iter = scaled(20000);
+  int turn = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 2; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < n_iter / 10; ++i) {
+        keep("pthread_mutex_lock", [&] { pthread_mutex_lock(&m); });
+        while (turn != t) keep("pthread_cond_wait", [&] { pthread_cond_wait(&c, &m); });
+        turn = 1 - t;
+        keep("pthread_cond_signal", [&] { pthread_cond_signal(&c); });
+        keep("pthread_mutex_unlock", [&] { pthread_mutex_unlock(&m); });
+      }
+    });
+  for (int t = 0; t < 3; ++t)
+    ts.emplace_back([&] {
+      for (int i = 0; i < n_iter; ++i) {
+        keep("pthread_mutex_lock", [&] { pthread_mutex_lock(&m); });
+        keep("pthread_mutex_unlock", [&] { pthread_mutex_unlock(&m); });
+        keep("pthread_rwlock_wrlock", [&] { pthread_rwlock_wrlock(&rw); });
+        keep("pthread_rwlock_unlock", [&] { pthread_rwlock_unlock(&rw); });
+        keep("pthread_rwlock_rdlock", [&] { pthread_rwlock_rdlock(&rw); });
+        keep("pthread_rwlock_unlock", [&] { pthread_rwlock_unlock(&rw); });
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(changed.load() == 0);
+}
+
 void attributes_and_pass_through() {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
@@ -549,6 +619,7 @@ int main() {
                {"rwlocks", rwlocks},
                {"condition_variables", condition_variables},
                {"cancellation", cancellation},
+               {"errno_kept", errno_kept},
                {"attributes_and_pass_through", attributes_and_pass_through},
                {"fork_in_a_threaded_program", fork_in_a_threaded_program},
                {"cxx_standard_library", cxx_standard_library}};
