@@ -732,7 +732,12 @@ SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
 // came between the release and the sleep moved it, so none is lost. A signal wakes one sleeper,
 // a broadcast all of them; wake-ups may be spurious, as POSIX allows (callers loop on their
 // predicate). The mutex is released and retaken through the calls above, so a condition variable
-// works with any mutex, glibc's included.
+// works with any private mutex, glibc's included.
+//
+// A process-shared condition variable is glibc's (pthread_cond_init passes it through): a process
+// running without the interposer may wait on it or signal it. glibc's pthread_cond_init marks it
+// in __wrefs (bytes 36-39, bit 0), which this file's state never touches, so it is recognized
+// whichever process initialized it.
 //
 // pthread_cond_destroy may come right after the broadcast that woke the last waiters, and the
 // memory be freed (POSIX's own example), while a woken waiter is still on its way out. So a
@@ -745,19 +750,25 @@ struct cond_state {
   // inside pthread_cond_wait. Invariant: the bit is set only while the count is non-zero or by a
   // destroy that has not returned.
   std::atomic<std::uint32_t> waiters;
-  std::uint32_t flags;  // kCondMonotonic, kCondShared
+  std::uint32_t flags;  // kCondMonotonic
 };
 constexpr std::uint32_t kCondMonotonic = 1;
-constexpr std::uint32_t kCondShared = 2;
 constexpr std::uint32_t kCondDestroyer = 1u << 31;
 static_assert(sizeof(cond_state) <= sizeof(pthread_cond_t) && alignof(pthread_cond_t) >= alignof(cond_state));
 
 cond_state& cond_of(pthread_cond_t* c) noexcept { return *reinterpret_cast<cond_state*>(c); }
 
-long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const timespec* t,
-              std::uint32_t flags) noexcept {
-  const int priv = (flags & kCondShared) ? 0 : FUTEX_PRIVATE_FLAG;
-  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), op | priv, v, t, nullptr,
+constexpr unsigned kGlibcCondShared = 1;  // glibc's __PTHREAD_COND_SHARED_MASK, in __wrefs
+static_assert(offsetof(decltype(pthread_cond_t::__data), __wrefs) >= sizeof(cond_state),
+              "glibc's pthread_cond_t layout: __wrefs beyond this file's state");
+// Whether c is glibc's: process-shared, or every condition variable in the glibc kind.
+bool cond_is_glibc(const pthread_cond_t* c) noexcept {
+  return current_kind() == k_glibc || (c->__data.__wrefs & kGlibcCondShared) != 0;
+}
+
+// Private futexes: a process-shared condition variable is glibc's.
+long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const timespec* t) noexcept {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), op | FUTEX_PRIVATE_FLAG, v, t, nullptr,
                  FUTEX_BITSET_MATCH_ANY);
 }
 
@@ -885,15 +896,15 @@ SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
 
 SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* a) noexcept {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_init)(c, a);
+  int shared = PTHREAD_PROCESS_PRIVATE;
+  if (a != nullptr && pthread_condattr_getpshared(a, &shared) != 0) return EINVAL;
+  if (current_kind() == k_glibc || shared == PTHREAD_PROCESS_SHARED)
+    return SPINWISE_REAL(pthread_cond_init)(c, a);
   std::uint32_t flags = 0;
   if (a != nullptr) {
     clockid_t clock = CLOCK_REALTIME;
-    int shared = PTHREAD_PROCESS_PRIVATE;
-    if (pthread_condattr_getclock(a, &clock) != 0 || pthread_condattr_getpshared(a, &shared) != 0)
-      return EINVAL;
+    if (pthread_condattr_getclock(a, &clock) != 0) return EINVAL;
     if (clock == CLOCK_MONOTONIC) flags |= kCondMonotonic;
-    if (shared == PTHREAD_PROCESS_SHARED) flags |= kCondShared;
   }
   std::memset(static_cast<void*>(c), 0, sizeof *c);
   cond_of(c).flags = flags;
@@ -902,7 +913,7 @@ SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_
 
 SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_destroy)(c);
+  if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_destroy)(c);
   cond_state& s = cond_of(c);
   // Acquire: pairs with the last waiter's release in cond_leave; after it, none touches *c.
   std::uint32_t w = s.waiters.load(std::memory_order_acquire);
@@ -912,7 +923,7 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
         !s.waiters.compare_exchange_weak(w, w | kCondDestroyer, std::memory_order_acquire,
                                          std::memory_order_acquire))
       continue;
-    futex_op(s.waiters, FUTEX_WAIT, w | kCondDestroyer, nullptr, s.flags);
+    futex_op(s.waiters, FUTEX_WAIT, w | kCondDestroyer, nullptr);
     w = s.waiters.load(std::memory_order_acquire);
   }
   s.waiters.store(0, std::memory_order_relaxed);  // as pthread_cond_init leaves it
@@ -921,19 +932,19 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
 
 SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_signal)(c);
+  if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_signal)(c);
   cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, 1, nullptr, s.flags);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, 1, nullptr);
   return 0;
 }
 
 SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_broadcast)(c);
+  if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_broadcast)(c);
   cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, INT_MAX, nullptr, s.flags);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, INT_MAX, nullptr);
   return 0;
 }
 
@@ -941,13 +952,13 @@ namespace {
 // One wait: at == nullptr for none. clock: the deadline's (FUTEX_WAIT_BITSET takes an absolute
 // time on CLOCK_MONOTONIC, or on CLOCK_REALTIME with FUTEX_CLOCK_REALTIME).
 // A waiter leaves: its last access to the condition variable, which a pthread_cond_destroy may be
-// waiting to free (flags: read before, never after).
-void cond_leave(cond_state& s, std::uint32_t flags) noexcept {
+// waiting to free.
+void cond_leave(cond_state& s) noexcept {
   // (destroyer, waiters): d,n -> d,n-1, release: pairs with pthread_cond_destroy's acquire.
   if (s.waiters.fetch_sub(1, std::memory_order_release) == (kCondDestroyer | 1)) {
     // The memory may already be reused: a wake there is at worst a spurious wake-up, which every
     // futex user tolerates (glibc's condition variable does the same).
-    futex_op(s.waiters, FUTEX_WAKE, 1, nullptr, flags);
+    futex_op(s.waiters, FUTEX_WAKE, 1, nullptr);
   }
 }
 
@@ -959,25 +970,23 @@ void cond_leave(cond_state& s, std::uint32_t flags) noexcept {
 // nothrow inference would otherwise drop it: this function only calls nothrow C functions, and
 // an unwind through a call without a landing pad is std::terminate).
 long cancellable_futex_wait(std::atomic<std::uint32_t>* w, int op, std::uint32_t v, const timespec* t,
-                            std::uint32_t flags, int* err) {
+                            int* err) {
   int old = PTHREAD_CANCEL_DEFERRED;
   pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);  // acts on a pending cancel at once
-  const int priv = (flags & kCondShared) ? 0 : FUTEX_PRIVATE_FLAG;
-  const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op | priv, v, t, nullptr,
-                         FUTEX_BITSET_MATCH_ANY);
+  const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op | FUTEX_PRIVATE_FLAG, v, t,
+                         nullptr, FUTEX_BITSET_MATCH_ANY);
   *err = errno;
   pthread_setcanceltype(old, &old);
   return r;
 }
 long (*volatile g_cancellable_futex_wait)(std::atomic<std::uint32_t>*, int, std::uint32_t, const timespec*,
-                                          std::uint32_t, int*) = cancellable_futex_wait;
+                                          int*) = cancellable_futex_wait;
 
 // A waiter cancelled in its sleep leaves as glibc's does: the condition variable's bookkeeping,
 // then the mutex taken back, before the thread's cleanup handlers run (they may use what the
 // mutex guards). Runs on the cancellation's unwinding only (armed), never on a return.
 struct cond_cancelled {
   cond_state& s;
-  std::uint32_t flags;
   std::uint32_t seen;
   pthread_mutex_t* m;
   bool armed = true;
@@ -985,8 +994,8 @@ struct cond_cancelled {
     if (!armed) return;
     // A signal meant for us may have woken this thread as the cancel came: pass it on (at worst
     // a spurious wake-up of another waiter), before we leave (cond_leave is the last access).
-    if (s.seq.load(std::memory_order_relaxed) != seen) futex_op(s.seq, FUTEX_WAKE, 1, nullptr, flags);
-    cond_leave(s, flags);
+    if (s.seq.load(std::memory_order_relaxed) != seen) futex_op(s.seq, FUTEX_WAKE, 1, nullptr);
+    cond_leave(s);
     pthread_mutex_lock(m);
   }
 };
@@ -995,22 +1004,21 @@ struct cond_cancelled {
 int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) {
   if (at != nullptr && (!valid(at) || !supported(clock))) return EINVAL;
   cond_state& s = cond_of(c);
-  const std::uint32_t flags = s.flags;
   s.waiters.fetch_add(1, std::memory_order_seq_cst);
   const std::uint32_t seen = s.seq.load(std::memory_order_seq_cst);
   if (const int rc = pthread_mutex_unlock(m); rc != 0) {
-    cond_leave(s, flags);
+    cond_leave(s);
     return rc;  // not the owner (an error-checking mutex): EPERM, as glibc
   }
   // A deadline before the epoch has passed; the futex would refuse it (EINVAL), glibc times out.
   int result = at != nullptr && at->tv_sec < 0 ? ETIMEDOUT : 0;
   {
-    cond_cancelled on_cancel{s, flags, seen, m};
+    cond_cancelled on_cancel{s, seen, m};
     while (result == 0) {
       const int op =
           FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
       int err = 0;
-      if (g_cancellable_futex_wait(&s.seq, op, seen, at, flags, &err) == 0) break;  // woken
+      if (g_cancellable_futex_wait(&s.seq, op, seen, at, &err) == 0) break;  // woken
       if (err == ETIMEDOUT) {
         result = ETIMEDOUT;
       } else if (err != EINTR || s.seq.load(std::memory_order_acquire) != seen) {
@@ -1019,11 +1027,18 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const time
     }
     on_cancel.armed = false;
   }
-  cond_leave(s, flags);
+  cond_leave(s);
   // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's
   // EOWNERDEAD is the caller's to see.
   const int rc = pthread_mutex_lock(m);
   return rc != 0 ? rc : result;
+}
+
+// glibc's condition wait releases and retakes the mutex with its own internal calls, which the
+// interposer does not see: it can only wait with a mutex that is glibc's too. A process-shared
+// condition variable with a private mutex (of no use across processes) gets EINVAL, not a hang.
+bool glibc_mutex(pthread_mutex_t* m) noexcept {
+  return current_kind() == k_glibc || type_of(m) == mtype::glibc;
 }
 
 clockid_t cond_clock(pthread_cond_t* c) noexcept {
@@ -1033,19 +1048,20 @@ clockid_t cond_clock(pthread_cond_t* c) noexcept {
 
 SPINWISE_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_wait)(c, m);
+  if (cond_is_glibc(c)) return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_wait)(c, m) : EINVAL;
   return cond_wait(c, m, CLOCK_REALTIME, nullptr);
 }
 
 SPINWISE_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_timedwait)(c, m, at);
+  if (cond_is_glibc(c)) return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_timedwait)(c, m, at) : EINVAL;
   return cond_wait(c, m, cond_clock(c), at);
 }
 
 SPINWISE_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                                            const timespec* at) {
   const errno_keeper keep;
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at);
+  if (cond_is_glibc(c))
+    return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at) : EINVAL;
   return cond_wait(c, m, clock, at);
 }

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <thread>
 #include <vector>
@@ -468,6 +470,69 @@ void errno_kept() {
   CHECK(changed.load() == 0);
 }
 
+// A process-shared condition variable is glibc's, in either process: one signalled by a process
+// that calls glibc's own pthread_cond_signal (a program running without the interposer; here the
+// child calls it through libc.so.6's handle) wakes a waiter that runs on the interposer (the old
+// interposer kept its own state in the bytes, and the waiter slept until its deadline). Initialized
+// by the interposed pthread_cond_init, then by glibc's own.
+struct shared_block {
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  int flag;
+};
+
+void process_shared_condition_variable() {
+  void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  CHECK(libc != nullptr);
+  using cond_fn = int (*)(pthread_cond_t*);
+  using cond_init_fn = int (*)(pthread_cond_t*, const pthread_condattr_t*);
+  const auto glibc_signal = reinterpret_cast<cond_fn>(dlsym(libc, "pthread_cond_signal"));
+  const auto glibc_init = reinterpret_cast<cond_init_fn>(dlsym(libc, "pthread_cond_init"));
+  CHECK(glibc_signal != nullptr && glibc_init != nullptr);
+  for (int round = 0; round < 2; ++round) {
+    void* mem =
+        mmap(nullptr, sizeof(shared_block), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(mem != MAP_FAILED);
+    auto* b = new (mem) shared_block{};
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    CHECK(pthread_mutex_init(&b->m, &ma) == 0);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+    CHECK((round == 0 ? pthread_cond_init(&b->c, &ca) : glibc_init(&b->c, &ca)) == 0);
+    CHECK(pthread_mutex_lock(&b->m) == 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      pthread_mutex_lock(&b->m);  // once the parent waits
+      b->flag = 1;
+      const int rc = glibc_signal(&b->c);
+      pthread_mutex_unlock(&b->m);
+      _exit(rc);
+    }
+    CHECK(pid > 0);
+    int rc = 0;
+    const timespec at = from_now(CLOCK_REALTIME, 10'000);
+    while (b->flag == 0 && rc == 0) rc = pthread_cond_timedwait(&b->c, &b->m, &at);
+    CHECK(rc == 0 && b->flag == 1);
+    CHECK(pthread_mutex_unlock(&b->m) == 0);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (spinwise_locks()) {
+      // With a private mutex (the interposer's): glibc's wait would release a lock it cannot see.
+      pthread_mutex_t priv = PTHREAD_MUTEX_INITIALIZER;
+      pthread_mutex_lock(&priv);
+      CHECK(pthread_cond_timedwait(&b->c, &priv, &at) == EINVAL);
+      pthread_mutex_unlock(&priv);
+    }
+    CHECK(pthread_cond_destroy(&b->c) == 0 && pthread_mutex_destroy(&b->m) == 0);
+    pthread_condattr_destroy(&ca);
+    pthread_mutexattr_destroy(&ma);
+    munmap(mem, sizeof(shared_block));
+  }
+}
+
 void attributes_and_pass_through() {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
@@ -620,6 +685,7 @@ int main() {
                {"condition_variables", condition_variables},
                {"cancellation", cancellation},
                {"errno_kept", errno_kept},
+               {"process_shared_condition_variable", process_shared_condition_variable},
                {"attributes_and_pass_through", attributes_and_pass_through},
                {"fork_in_a_threaded_program", fork_in_a_threaded_program},
                {"cxx_standard_library", cxx_standard_library}};
