@@ -113,6 +113,22 @@ __thread int tl_inside __attribute__((tls_model("initial-exec")));
 
 void write_stats_at_exit() noexcept;
 
+// fork() with statistics on: the registry's locks are held across it (stats_report.hpp), so a
+// child never inherits one that a thread of the parent held (it hung in exit(), in the report).
+// The handlers' own lock calls count nothing (tl_inside): counting could take those very locks.
+void stats_fork_prepare() noexcept {
+  ++tl_inside;
+  stats_atfork_prepare();
+}
+void stats_fork_parent() noexcept {
+  stats_atfork_parent();
+  --tl_inside;
+}
+void stats_fork_child() noexcept {
+  stats_atfork_child();
+  --tl_inside;
+}
+
 SPINWISE_COLD int init_kind() noexcept {
   const char* v = std::getenv("SPINWISE_PRELOAD_LOCK");
   int k = k_hybrid;
@@ -145,7 +161,10 @@ SPINWISE_COLD int init_kind() noexcept {
     if (!st.ok()) {
       std::fprintf(stderr, "spinwise-preload: %s (no knob changed)\n", st.message().c_str());
     }
-    if (g_stats.load(std::memory_order_relaxed)) std::atexit(write_stats_at_exit);
+    if (g_stats.load(std::memory_order_relaxed)) {
+      std::atexit(write_stats_at_exit);
+      pthread_atfork(stats_fork_prepare, stats_fork_parent, stats_fork_child);
+    }
     --tl_inside;
   }
   return k;
