@@ -23,6 +23,7 @@
 // they work with any mutex, interposed or not.
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -44,6 +45,7 @@
 
 #include "c_lock_kinds.hpp"
 #include "spinwise/adaptive_policy.hpp"
+#include "spinwise/detail/env.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/runtime/knob_config.hpp"
@@ -130,7 +132,7 @@ void stats_fork_child() noexcept {
 }
 
 SPINWISE_COLD int init_kind() noexcept {
-  const char* v = std::getenv("SPINWISE_PRELOAD_LOCK");
+  const char* v = detail::env("SPINWISE_PRELOAD_LOCK");
   int k = k_hybrid;
   bool unknown = false;
   if (v != nullptr && *v != '\0') {
@@ -143,7 +145,7 @@ SPINWISE_COLD int init_kind() noexcept {
     }
     if (unknown) k = k_glibc;
   }
-  const char* stats = std::getenv("SPINWISE_PRELOAD_STATS");
+  const char* stats = detail::env("SPINWISE_PRELOAD_STATS");
   g_stats.store(k != k_glibc && stats != nullptr && *stats != '\0', std::memory_order_relaxed);
   int expected = -1;
   if (!g_kind.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) return expected;
@@ -191,7 +193,7 @@ __attribute__((constructor)) static void preload_start() {
 namespace {
 
 void write_stats_at_exit() noexcept {
-  const char* path = std::getenv("SPINWISE_PRELOAD_STATS");
+  const char* path = detail::env("SPINWISE_PRELOAD_STATS");
   if (path == nullptr) return;
   ++tl_inside;
   try {
@@ -211,11 +213,22 @@ void write_stats_at_exit() noexcept {
       name.replace(at, 2, std::to_string(getpid()));
     path = name.c_str();
     const std::string json = format_stats_json(snap);
-    if (FILE* f = std::fopen(path, "w")) {
-      const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
-      if (std::fclose(f) != 0 || !ok) std::fprintf(stderr, "spinwise-preload: could not write %s\n", path);
+    // Never through a symbolic link (O_NOFOLLOW): in a shared directory such as /tmp, another
+    // user's link at the name would have this process write, or truncate, the file it names.
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      std::size_t done = 0;
+      while (done < json.size()) {
+        const ssize_t n = write(fd, json.data() + done, json.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      if (close(fd) != 0 || done != json.size())
+        std::fprintf(stderr, "spinwise-preload: could not write %s\n", path);
     } else {
-      std::fprintf(stderr, "spinwise-preload: could not open %s: %s\n", path, std::strerror(errno));
+      std::fprintf(stderr, "spinwise-preload: could not open %s: %s\n", path,
+                   errno == ELOOP ? "it is a symbolic link" : std::strerror(errno));
     }
   } catch (...) {
     std::fprintf(stderr, "spinwise-preload: out of memory for the statistics report\n");
