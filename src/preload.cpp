@@ -500,6 +500,16 @@ struct mutex_ops {
     if (rc == 0) own(m);
     return rc;
   }
+  // EBUSY for a locked mutex, as glibc's destroy (which reads its user count); 0 otherwise.
+  static int destroy(pthread_mutex_t* m) noexcept {
+    if constexpr (T != mtype::normal) {
+      return owner_of(m).load(std::memory_order_relaxed) != 0 ? EBUSY : 0;
+    } else {
+      if (!lock_in<L>(m).try_lock()) return EBUSY;
+      lock_in<L>(m).unlock();
+      return 0;
+    }
+  }
   static int unlock(pthread_mutex_t* m) noexcept {
     if constexpr (T != mtype::normal) {
       if (owner_of(m).load(std::memory_order_relaxed) != self_id()) return EPERM;
@@ -677,15 +687,15 @@ struct rw_ops {
     note_read(rw);
     return 0;
   }
+  // A bad clock or deadline: EINVAL before anything else, as glibc's rwlock checks them first.
   static int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
-    if (!supported(clock)) return EINVAL;
+    if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
     if (find_read(rw) != nullptr) return rdlock(rw);  // a re-entry never waits
     if (rw_in<L>(rw).try_lock_shared()) {
       note_read(rw);
       return 0;
     }
-    if (!valid(at)) return EINVAL;
     const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept {
       return rw_in<L>(rw).try_lock_shared_until(tp) ? 0 : ETIMEDOUT;
     });
@@ -705,14 +715,13 @@ struct rw_ops {
     return 0;
   }
   static int timedwrlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
-    if (!supported(clock)) return EINVAL;
+    if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || find_read(rw) != nullptr)
       return EDEADLK;
     if (rw_in<L>(rw).try_lock()) {
       writer_of(rw).store(self_id(), std::memory_order_relaxed);
       return 0;
     }
-    if (!valid(at)) return EINVAL;
     const int rc = with_deadline(
         clock, *at, [rw](auto tp) noexcept { return rw_in<L>(rw).try_lock_until(tp) ? 0 : ETIMEDOUT; });
     if (rc == 0) writer_of(rw).store(self_id(), std::memory_order_relaxed);
@@ -819,7 +828,11 @@ SPINWISE_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexat
 SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
   const errno_keeper keep;
   if (current_kind() == k_glibc || type_of(m) == mtype::glibc) return SPINWISE_REAL(pthread_mutex_destroy)(m);
-  return 0;  // nothing to release; destroying a locked mutex is undefined (POSIX)
+  // Nothing to release. The probe of a normal mutex (a try_lock) is no acquisition: not counted.
+  ++tl_inside;
+  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.destroy(m); });
+  --tl_inside;
+  return rc;
 }
 
 SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {

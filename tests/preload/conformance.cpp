@@ -534,6 +534,37 @@ void process_shared_condition_variable() {
   }
 }
 
+// Smaller points where the interposer answered otherwise than glibc (each failed on the old code):
+// destroying a locked mutex gives EBUSY (it returned 0); a timed rwlock call with a bad tv_nsec
+// gives EINVAL even on a free lock (it took the lock), as glibc checks first.
+void glibc_answers() {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  for (int type : {PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_ERRORCHECK}) {
+    pthread_mutex_t m;
+    pthread_mutexattr_settype(&a, type);
+    CHECK(pthread_mutex_init(&m, &a) == 0);
+    CHECK(pthread_mutex_lock(&m) == 0);
+    CHECK(pthread_mutex_destroy(&m) == EBUSY);
+    CHECK(in_thread([&] { return pthread_mutex_trylock(&m); }) == EBUSY);  // still locked
+    CHECK(pthread_mutex_unlock(&m) == 0);
+    CHECK(pthread_mutex_destroy(&m) == 0);
+  }
+  pthread_mutexattr_destroy(&a);
+  pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+  for (long nsec : {-1L, 1'000'000'000L}) {
+    timespec bad = from_now(CLOCK_REALTIME, 1000);
+    bad.tv_nsec = nsec;
+    CHECK(pthread_rwlock_timedrdlock(&rw, &bad) == EINVAL);
+    CHECK(pthread_rwlock_timedwrlock(&rw, &bad) == EINVAL);
+    CHECK(pthread_rwlock_clockrdlock(&rw, CLOCK_MONOTONIC, &bad) == EINVAL);
+    CHECK(pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &bad) == EINVAL);
+    // None of them took it.
+    CHECK(in_thread([&] { return pthread_rwlock_trywrlock(&rw) == 0 ? pthread_rwlock_unlock(&rw) : -1; }) ==
+          0);
+  }
+}
+
 void attributes_and_pass_through() {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
@@ -744,6 +775,7 @@ int main(int argc, char** argv) {
                {"cancellation", cancellation},
                {"errno_kept", errno_kept},
                {"process_shared_condition_variable", process_shared_condition_variable},
+               {"glibc_answers", glibc_answers},
                {"attributes_and_pass_through", attributes_and_pass_through},
                {"fork_in_a_threaded_program", fork_in_a_threaded_program},
                {"fork_while_threads_come_and_go", fork_while_threads_come_and_go},
