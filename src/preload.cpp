@@ -616,11 +616,9 @@ L& rw_in(pthread_rwlock_t* rw) noexcept {
   return *reinterpret_cast<L*>(rw);
 }
 
-// The read locks this thread holds, for POSIX's "a thread may take a read lock it holds" (glibc
-// prefers readers by default; these locks prefer writers, and a reader queued behind a writer
-// that waits for this very reader would wait forever). A re-entry adds a reader inside directly,
-// as a writer that drains waits for every reader inside. 8 rwlocks held at once by one thread are
-// tracked; a ninth is taken as a first read lock.
+// The read locks this thread holds, up to 8 rwlocks: only so that a thread that takes for writing
+// an rwlock it holds for reading gets EDEADLK, not a wait for itself (glibc waits forever there).
+// A thread holding more at once is not warned about the ones beyond. Admission never reads it.
 struct read_hold {
   pthread_rwlock_t* rw;
   std::uint32_t n;
@@ -648,57 +646,105 @@ void drop_read(pthread_rwlock_t* rw) noexcept {
   if (read_hold* h = find_read(rw)) --h->n;
 }
 
-// The lock word of spinwise's writer-preferring rwlocks (detail/rw_word.hpp) is their first
-// member; a reader inside is kReaderOne there. Checked once (rw_reentry_ok) before it is used.
+// Which readers an rwlock admits. glibc's default (PTHREAD_RWLOCK_PREFER_READER_NP, and
+// PREFER_WRITER_NP, which glibc treats the same) prefers readers: a reader enters whenever no
+// writer holds the lock, also while a writer waits for the readers inside to leave. Programs rely
+// on it: a thread takes a read lock it holds again, or a reader inside waits for another reader
+// to come in, while a writer waits; a writer-preferring lock deadlocks both. Only
+// PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP (glibc's __flags, which the interposer leaves
+// alone) asks for writer preference, spinwise's own: there, as in glibc, a reader waits behind a
+// waiting writer, its own re-entry included.
+bool prefers_writers(const pthread_rwlock_t* rw) noexcept {
+  return rw->__data.__flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+// The lock word of spinwise's rwlocks (detail/rw_word.hpp) is their first member. Checked once
+// (rw_word_ok) before the interposer reads or changes it itself.
 template <class L>
-constexpr std::uint64_t reader_one() noexcept {
-  return std::is_same_v<typename L::policy, spin_shared_mutex::policy> ? detail::rw_word<2>::kReaderOne
-                                                                       : detail::rw_word<4>::kReaderOne;
+using rw_word_of = std::conditional_t<std::is_same_v<typename L::policy, spin_shared_mutex::policy>,
+                                      detail::rw_word<2>, detail::rw_word<4>>;
+template <class L>
+std::atomic<std::uint64_t>& rw_word_in(pthread_rwlock_t* rw) noexcept {
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(rw);
 }
 template <class L>
-bool rw_reentry_ok() noexcept {
+bool rw_word_ok() noexcept {
   static const bool ok = [] {
     alignas(8) unsigned char bytes[sizeof(L)] = {};
     L* l = new (bytes) L;
     l->lock_shared();
-    const bool r = reinterpret_cast<std::atomic<std::uint64_t>*>(bytes)->load() == reader_one<L>();
+    const bool r = reinterpret_cast<std::atomic<std::uint64_t>*>(bytes)->load() == rw_word_of<L>::kReaderOne;
     l->unlock_shared();
     return r;
   }();
   return ok;
 }
 
-template <class L>
+// How long a reader that waits under reader preference waits inside the lock before it looks at
+// the word again: the lock's own wait holds it back while a writer has reserved the lock, and
+// only the word says that readers are inside (then it may enter).
+constexpr std::chrono::milliseconds kReaderRecheck{4};
+
+// A pthread rwlock's calls on lock L, with statistics St (the lock's own, for what the
+// interposer does to the word itself).
+template <class L, class St>
 struct rw_ops {
+  // One attempt to enter as a reader: 0, EBUSY (a writer inside, or with writer preference one
+  // waiting), or EAGAIN (the count of readers is full: 2^20 - 1; glibc gives EAGAIN for too many
+  // read locks too, at a higher count).
+  static int try_enter(pthread_rwlock_t* rw, bool prefer_readers) noexcept {
+    using W = rw_word_of<L>;
+    if (!rw_word_ok<L>()) return rw_in<L>(rw).try_lock_shared() ? 0 : EBUSY;
+    std::atomic<std::uint64_t>& w = rw_word_in<L>(rw);
+    std::uint64_t s = w.load(std::memory_order_relaxed);
+    for (;;) {
+      if ((s & W::kReaderMask) == W::kReaderMask) return EAGAIN;
+      // W set and readers inside: a writer waits for them to leave (rw_word.hpp's invariant);
+      // W set and none: the writer is inside.
+      const bool may = W::reader_may_enter(s) || (prefer_readers && (s & W::kReaderMask) != 0);
+      if (!may) return EBUSY;
+      // (W, readers): w,n -> w,n+1 (n > 0 when w = 1: the draining writer waits for this reader
+      // too, and the last reader's unlock_shared wakes it as ever); acquire pairs with the
+      // release of the unlock this entry follows.
+      if (w.compare_exchange_weak(s, s + W::kReaderOne, std::memory_order_acquire,
+                                  std::memory_order_relaxed)) {
+        St::on_acquire(&rw_in<L>(rw), lock_mode::s);
+        return 0;
+      }
+    }
+  }
+  // Waits until the deadline tp (of any clock; time_point::max() for none) to enter as a reader.
+  template <class TP>
+  static int enter(pthread_rwlock_t* rw, TP tp) noexcept {
+    const bool prefer_readers = !prefers_writers(rw);
+    for (;;) {
+      const int rc = try_enter(rw, prefer_readers);
+      if (rc != EBUSY) return rc;
+      const TP now = TP::clock::now();
+      if (now >= tp) return ETIMEDOUT;
+      // Wait inside the lock, which admits this reader once no writer is inside or reserved.
+      // Under reader preference at most kReaderRecheck at a time: readers may be let in (by
+      // try_enter) while a writer that came after this one waits, and this reader with them.
+      const TP until = prefer_readers && tp - now > kReaderRecheck ? now + kReaderRecheck : tp;
+      if (rw_in<L>(rw).try_lock_shared_until(until)) return 0;
+    }
+  }
   static int rdlock(pthread_rwlock_t* rw) noexcept {
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
-    if (find_read(rw) != nullptr && rw_reentry_ok<L>()) {
-      reinterpret_cast<std::atomic<std::uint64_t>*>(rw)->fetch_add(reader_one<L>(),
-                                                                   std::memory_order_acquire);
-    } else {
-      rw_in<L>(rw).lock_shared();
-    }
-    note_read(rw);
-    return 0;
+    const int rc = enter(rw, std::chrono::steady_clock::time_point::max());
+    if (rc == 0) note_read(rw);
+    return rc;
   }
   static int tryrdlock(pthread_rwlock_t* rw) noexcept {
-    if (find_read(rw) != nullptr) return rdlock(rw);
-    if (!rw_in<L>(rw).try_lock_shared()) return EBUSY;
-    note_read(rw);
-    return 0;
+    const int rc = try_enter(rw, !prefers_writers(rw));
+    if (rc == 0) note_read(rw);
+    return rc;
   }
   // A bad clock or deadline: EINVAL before anything else, as glibc's rwlock checks them first.
   static int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
     if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
-    if (find_read(rw) != nullptr) return rdlock(rw);  // a re-entry never waits
-    if (rw_in<L>(rw).try_lock_shared()) {
-      note_read(rw);
-      return 0;
-    }
-    const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept {
-      return rw_in<L>(rw).try_lock_shared_until(tp) ? 0 : ETIMEDOUT;
-    });
+    const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept { return enter(rw, tp); });
     if (rc == 0) note_read(rw);
     return rc;
   }
@@ -747,10 +793,10 @@ SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
   if (s) ++tl_inside;
   int rc;
   switch (k) {
-#define SPINWISE_KIND_CASE(K)                                  \
-  case K:                                                      \
-    rc = s ? f(rw_ops<typename rw_lock_of<K, true>::type>{})   \
-           : f(rw_ops<typename rw_lock_of<K, false>::type>{}); \
+#define SPINWISE_KIND_CASE(K)                                                                   \
+  case K:                                                                                       \
+    rc = s ? f(rw_ops<typename rw_lock_of<K, true>::type, stats_of<preload_rwlock, true>>{})    \
+           : f(rw_ops<typename rw_lock_of<K, false>::type, stats_of<preload_rwlock, false>>{}); \
     break;
     SPINWISE_KIND_CASE(k_hybrid)
     SPINWISE_KIND_CASE(k_adaptive)

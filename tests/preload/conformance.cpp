@@ -238,6 +238,122 @@ void rwlocks() {
   writer.join();
 }
 
+// glibc's default rwlock prefers readers: a reader enters whenever no writer holds the lock, even
+// while a writer waits for the readers inside. The old interposer's locks preferred writers and let
+// only a thread's own re-entries past a waiting writer, tracked in a table of 8: (a) a thread
+// holding read locks on 9 rwlocks that took the 9th again waited behind the writer (deadlock);
+// (b) a reader that another reader inside waits for waited behind the writer (deadlock); (c) a
+// re-entry added a reader without reading the lock word, so a thread whose read lock another
+// thread had released was let in while a writer held the lock. Writer preference is for
+// PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP only. (d) After 2^20 read locks by one thread, the
+// reader count overflowed into the next field of the lock word and a writer got in: now the
+// count stops (EAGAIN, which glibc gives for too many read locks) and the lock stays read-held.
+struct waiting_writer {
+  std::thread t;
+  std::atomic<bool> in{false};
+  explicit waiting_writer(pthread_rwlock_t* rw) {
+    t = std::thread([this, rw] {
+      pthread_rwlock_wrlock(rw);
+      in = true;
+      pthread_rwlock_unlock(rw);
+    });
+    usleep(50000);  // the writer waits now, most likely (each check below holds either way)
+  }
+  void join() { t.join(); }
+};
+
+void rwlock_reader_preference() {
+  // (a) the 9th of 9 held rwlocks, taken again while a writer waits on it.
+  pthread_rwlock_t many[9];
+  for (auto& rw : many) {
+    CHECK(pthread_rwlock_init(&rw, nullptr) == 0);
+    CHECK(pthread_rwlock_rdlock(&rw) == 0);
+  }
+  {
+    waiting_writer w(&many[8]);
+    timespec at = from_now(CLOCK_REALTIME, 5000);
+    CHECK(pthread_rwlock_timedrdlock(&many[8], &at) == 0);
+    CHECK(!w.in);
+    CHECK(pthread_rwlock_unlock(&many[8]) == 0);
+    for (auto& rw : many) CHECK(pthread_rwlock_unlock(&rw) == 0);
+    w.join();
+    CHECK(w.in);
+  }
+  // (b) another reader enters while a reader inside waits for it and a writer waits for both.
+  pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+  CHECK(pthread_rwlock_rdlock(&rw) == 0);
+  {
+    waiting_writer w(&rw);
+    CHECK(in_thread([&] {
+            timespec at = from_now(CLOCK_REALTIME, 5000);
+            const int rc = pthread_rwlock_timedrdlock(&rw, &at);
+            return rc == 0 ? pthread_rwlock_unlock(&rw) : rc;
+          }) == 0);
+    CHECK(in_thread([&] { return pthread_rwlock_tryrdlock(&rw) == 0 ? pthread_rwlock_unlock(&rw) : -1; }) ==
+          0);
+    CHECK(pthread_rwlock_unlock(&rw) == 0);
+    w.join();
+  }
+  // (c) this thread's read lock released by another thread, a writer in: a read lock waits.
+  CHECK(in_thread([&] {
+          if (pthread_rwlock_rdlock(&rw) != 0) return 1;
+          if (in_thread([&] { return pthread_rwlock_unlock(&rw); }) != 0) return 2;
+          std::atomic<int> stage{0};
+          std::thread writer([&] {
+            pthread_rwlock_wrlock(&rw);
+            stage = 1;
+            while (stage.load() != 2) std::this_thread::yield();
+            pthread_rwlock_unlock(&rw);
+          });
+          while (stage.load() != 1) std::this_thread::yield();
+          timespec at = from_now(CLOCK_REALTIME, 20);
+          const int rc = pthread_rwlock_timedrdlock(&rw, &at);
+          if (rc == 0) pthread_rwlock_unlock(&rw);
+          stage = 2;
+          writer.join();
+          return rc == ETIMEDOUT ? 0 : 3;
+        }) == 0);
+  // Writer preference: a reader waits behind a waiting writer (tryrdlock: EBUSY), as glibc's.
+  pthread_rwlockattr_t a;
+  pthread_rwlockattr_init(&a);
+  pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_t wp;
+  CHECK(pthread_rwlock_init(&wp, &a) == 0);
+  pthread_rwlockattr_destroy(&a);
+  CHECK(pthread_rwlock_rdlock(&wp) == 0);
+  {
+    waiting_writer w(&wp);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    int rc = 0;
+    while ((rc = in_thread([&] {
+              return pthread_rwlock_tryrdlock(&wp) == 0 ? pthread_rwlock_unlock(&wp) : EBUSY;
+            })) == 0 &&
+           std::chrono::steady_clock::now() < give_up)
+      usleep(1000);
+    CHECK(rc == EBUSY);
+    CHECK(pthread_rwlock_unlock(&wp) == 0);
+    w.join();
+  }
+  CHECK(pthread_rwlock_destroy(&wp) == 0);
+  // (d) 2^20 read locks by one thread; another thread's trywrlock still finds the lock busy.
+  const long n = 1L << 20;
+  long taken = 0;
+  bool refused_only = true;
+  for (long i = 0; i < n; ++i) {
+    const int rc = pthread_rwlock_rdlock(&rw);
+    if (rc == 0) ++taken;
+    refused_only = refused_only && (rc == 0 || rc == EAGAIN);
+  }
+  CHECK(refused_only);
+  CHECK(taken >= (1L << 20) - 1);
+  CHECK(in_thread([&] { return pthread_rwlock_trywrlock(&rw); }) == EBUSY);
+  CHECK(in_thread([&] { return pthread_rwlock_tryrdlock(&rw) == 0 ? pthread_rwlock_unlock(&rw) : 0; }) == 0);
+  for (long i = 0; i < taken; ++i) {
+    if (pthread_rwlock_unlock(&rw) != 0) CHECK(false);
+  }
+  CHECK(in_thread([&] { return pthread_rwlock_trywrlock(&rw) == 0 ? pthread_rwlock_unlock(&rw) : -1; }) == 0);
+}
+
 void condition_variables() {
   pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
   // signal wakes a waiter; broadcast wakes 8.
@@ -771,6 +887,7 @@ int main(int argc, char** argv) {
   } parts[] = {{"mutual_exclusion", mutual_exclusion},
                {"error_codes", error_codes},
                {"rwlocks", rwlocks},
+               {"rwlock_reader_preference", rwlock_reader_preference},
                {"condition_variables", condition_variables},
                {"cancellation", cancellation},
                {"errno_kept", errno_kept},
