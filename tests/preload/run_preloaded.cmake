@@ -2,7 +2,8 @@
 #   oracle    without the interposer
 #   kind      LD_PRELOAD=PRELOAD SPINWISE_PRELOAD_LOCK=KIND SPINWISE_PRELOAD_STATS=STATS; then the
 #             statistics: every preload.* class counted acquisitions (glibc: no file at all)
-#   unknown   SPINWISE_PRELOAD_LOCK=no-such-kind: passes on glibc's locks, one line on stderr
+#   unknown   SPINWISE_PRELOAD_LOCK=KIND (no-such-kind if not given): passes on glibc's locks, one
+#             line on stderr
 #   bindings  LD_DEBUG=bindings: the program's pthread calls bind to the interposer
 #   symlink   SPINWISE_PRELOAD_STATS=STATS, a symbolic link to another file: the program
 #             (`lock-once`) must not write through it (the old interposer's fopen did)
@@ -61,7 +62,10 @@ if(MODE STREQUAL "kind")
   file(REMOVE "${STATS}")
   list(APPEND env "LD_PRELOAD=${PRELOAD}" "SPINWISE_PRELOAD_LOCK=${KIND}" "SPINWISE_PRELOAD_STATS=${STATS}")
 elseif(MODE STREQUAL "unknown")
-  list(APPEND env "LD_PRELOAD=${PRELOAD}" "SPINWISE_PRELOAD_LOCK=no-such-kind")
+  if(NOT KIND)
+    set(KIND no-such-kind)
+  endif()
+  list(APPEND env "LD_PRELOAD=${PRELOAD}" "SPINWISE_PRELOAD_LOCK=${KIND}")
 elseif(MODE STREQUAL "bindings")
   list(APPEND env "LD_PRELOAD=${PRELOAD}" "LD_DEBUG=bindings")
 elseif(MODE STREQUAL "symlink")
@@ -148,7 +152,7 @@ elseif(MODE STREQUAL "kind")
     endif()
   endforeach()
 elseif(MODE STREQUAL "unknown")
-  string(REGEX MATCHALL "unknown SPINWISE_PRELOAD_LOCK .no-such-kind." lines "${err}")
+  string(REGEX MATCHALL "unknown SPINWISE_PRELOAD_LOCK .${KIND}." lines "${err}")
   list(LENGTH lines count)
   if(NOT count EQUAL 1 OR NOT out MATCHES "glibc's locks")
     message(FATAL_ERROR "an unknown kind must give one line on stderr (${count} seen) and glibc's locks")
