@@ -766,6 +766,14 @@ void fork_in_a_threaded_program() {
 // registry's mutex, and a child whose parent held it at fork hung in exit(), where the statistics
 // are written (about 1 child in 2000 on the old code). Each child exits normally, and must end.
 void fork_while_threads_come_and_go() {
+#if defined(__SANITIZE_ADDRESS__)
+  // Not under ASan: its allocator (GCC 12's libasan) is not held across fork(), so a child that
+  // allocates (the report does) after a fork from threads that allocate can wait forever on the
+  // sanitizer's own lock, seen in a backtrace of such a child; and LeakSanitizer's check at the
+  // child's exit reports what the parent's other threads had allocated.
+  std::fprintf(stderr, "conformance: fork_while_threads_come_and_go skipped under AddressSanitizer\n");
+  return;
+#endif
   const int rounds = std::getenv("CONFORMANCE_FORK_ROUNDS") != nullptr
                          ? std::atoi(std::getenv("CONFORMANCE_FORK_ROUNDS"))
                          : scaled(3000);
