@@ -18,9 +18,10 @@
 // A mutex whose __kind has any flag but the type (robust, priority inheritance or protection,
 // process-shared) passes to glibc untouched, as does everything in the `glibc` kind.
 // pthread_rwlock_t (56 bytes): the lock in bytes 0-23 (hybrid_shared_mutex 16, spin_shared_mutex
-// 8), the write owner in __pad2 (offset 40); __shared (process-shared: glibc's) and __flags are
-// glibc's. Condition variables are this file's own (a futex sequence word, cond_* below), so that
-// they work with any mutex, interposed or not.
+// 8), the write owner in __pad2 (offset 40); __shared (process-shared: glibc's) and __flags (the
+// reader or writer preference, read here) are glibc's. Condition variables are this file's own (a
+// futex sequence word, cond_* below), so that they work with any private mutex, interposed or not;
+// a process-shared one is glibc's.
 
 #include <dlfcn.h>
 #include <fcntl.h>
