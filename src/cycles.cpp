@@ -12,6 +12,7 @@
 
 #include "enum_names.hpp"
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/env.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
 
 namespace spinwise {
@@ -88,7 +89,7 @@ perf_cycle_counter::~perf_cycle_counter() {
 
 bool perf_cycle_counter::open() {
   if (fd_ >= 0) return true;
-  if (const char* off = std::getenv("SPINWISE_NO_PERF"); off != nullptr && std::strcmp(off, "1") == 0) {
+  if (const char* off = detail::env("SPINWISE_NO_PERF"); off != nullptr && std::strcmp(off, "1") == 0) {
     error_ = "disabled by SPINWISE_NO_PERF=1";
     return false;
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "small_file.hpp"
+#include "spinwise/detail/env.hpp"
 
 namespace spinwise {
 
@@ -27,7 +28,7 @@ knob_config_status load_knobs(const std::string& path) {
 }
 
 knob_config_status load_knobs_from_env() {
-  const char* text = std::getenv("SPINWISE_KNOBS");
+  const char* text = detail::env("SPINWISE_KNOBS");
   if (text == nullptr || *text == '\0') {
     knob_config_status st;
     st.message = "SPINWISE_KNOBS is not set; the knobs keep their values";
@@ -47,7 +48,7 @@ relax_env_report check_relax_env() {
   relax_env_report r;
   r.active = active_relax();  // resolves SPINWISE_RELAX as the first cpu_relax() does
   const std::string active(to_string(r.active));
-  const char* env = std::getenv("SPINWISE_RELAX");
+  const char* env = detail::env("SPINWISE_RELAX");
   if (env == nullptr || *env == '\0') {
     r.message = "SPINWISE_RELAX is not set; cpu_relax() issues " + active;
     return r;
@@ -107,7 +108,7 @@ startup_status configure_from_env(const profile_load_options& opt) {
   st.profile = load_profile_from_env(opt);
   if (st.profile.ok()) {
     st.profile.message =
-        std::string(std::getenv("SPINWISE_PROFILE")) +
+        std::string(detail::env("SPINWISE_PROFILE")) +
         (opt.apply ? " applied" : " is valid (not applied: profile_load_options::apply is false)");
   }
   st.knobs = load_knobs_from_env();

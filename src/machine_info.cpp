@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/env.hpp"
 
 namespace spinwise {
 namespace {
@@ -100,7 +101,7 @@ std::string detect_virtualization(const std::map<std::string, std::string>& cpui
 std::string detect_container() {
   if (exists("/.dockerenv")) return "docker (/.dockerenv)";
   if (exists("/run/.containerenv")) return "podman (/run/.containerenv)";
-  if (const char* c = std::getenv("container"); c != nullptr && *c != '\0')
+  if (const char* c = detail::env("container"); c != nullptr && *c != '\0')
     return std::string(c) + " ($container)";
   std::ifstream in("/proc/1/cgroup");
   std::string line;

@@ -13,16 +13,18 @@
 //           8  __owner + __nusers: the owner (pthread_self(), 8 bytes) of a recursive or
 //                         error-checking mutex; pthread_self() survives fork() in the forking thread
 //          16  __kind     glibc's type and flags, read on every call, never written
-//          24  __list     the kind's lock, 16 bytes: hybrid, adaptive, ttas (4), ticket (8), mcs (16)
+//          24  __list     the kind's lock, 16 bytes: hybrid, adaptive, ttas (4)
 //
 // A mutex whose __kind has any flag but the type (robust, priority inheritance or protection,
 // process-shared) passes to glibc untouched, as does everything in the `glibc` kind.
 // pthread_rwlock_t (56 bytes): the lock in bytes 0-23 (hybrid_shared_mutex 16, spin_shared_mutex
-// 8), the write owner in __pad2 (offset 40); __shared (process-shared: glibc's) and __flags are
-// glibc's. Condition variables are this file's own (a futex sequence word, cond_* below), so that
-// they work with any mutex, interposed or not.
+// 8), the write owner in __pad2 (offset 40); __shared (process-shared: glibc's) and __flags (the
+// reader or writer preference, read here) are glibc's. Condition variables are this file's own (a
+// futex sequence word, cond_* below), so that they work with any private mutex, interposed or not;
+// a process-shared one is glibc's.
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -44,6 +46,7 @@
 
 #include "c_lock_kinds.hpp"
 #include "spinwise/adaptive_policy.hpp"
+#include "spinwise/detail/env.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/runtime/knob_config.hpp"
@@ -86,10 +89,29 @@ F real(std::atomic<void*>& slot, const char* name) noexcept {
     return real<decltype(&::name)>(slot, #name); \
   }())
 
+// glibc's lock calls leave errno as they found it; the futex system calls under ours set it
+// (EAGAIN, ETIMEDOUT, EINTR). Every interposed call starts with one of these.
+class errno_keeper {
+ public:
+  errno_keeper() noexcept : saved_(errno) {}
+  ~errno_keeper() { errno = saved_; }
+  errno_keeper(const errno_keeper&) = delete;
+  errno_keeper& operator=(const errno_keeper&) = delete;
+
+ private:
+  int saved_;
+};
+
 // --- the kind ----------------------------------------------------------------------------------
 
-enum kind : int { k_glibc, k_hybrid, k_adaptive, k_ttas, k_ticket, k_mcs };
-constexpr const char* kKindNames[] = {"glibc", "hybrid", "adaptive", "ttas", "ticket", "mcs"};
+// No FIFO kind: the compact ticket and MCS spin locks this file had (ticket_mutex and mcs_mutex do
+// not fit beside glibc's __kind) could hang a child of fork(). A FIFO lock's queue holds the
+// parent's other threads, which the child does not have: the atfork pattern (lock in prepare,
+// unlock in parent and child) with threads queued at fork handed the child's lock to a thread that
+// does not exist there, and a second unlock of a normal mutex (glibc tolerates it) broke either
+// lock for good. Their names now get the unknown-kind treatment (glibc's locks, one line).
+enum kind : int { k_glibc, k_hybrid, k_adaptive, k_ttas };
+constexpr const char* kKindNames[] = {"glibc", "hybrid", "adaptive", "ttas"};
 
 std::atomic<int> g_kind{-1};
 std::atomic<bool> g_stats{false};
@@ -100,8 +122,24 @@ __thread int tl_inside __attribute__((tls_model("initial-exec")));
 
 void write_stats_at_exit() noexcept;
 
+// fork() with statistics on: the registry's locks are held across it (stats_report.hpp), so a
+// child never inherits one that a thread of the parent held (it hung in exit(), in the report).
+// The handlers' own lock calls count nothing (tl_inside): counting could take those very locks.
+void stats_fork_prepare() noexcept {
+  ++tl_inside;
+  stats_atfork_prepare();
+}
+void stats_fork_parent() noexcept {
+  stats_atfork_parent();
+  --tl_inside;
+}
+void stats_fork_child() noexcept {
+  stats_atfork_child();
+  --tl_inside;
+}
+
 SPINWISE_COLD int init_kind() noexcept {
-  const char* v = std::getenv("SPINWISE_PRELOAD_LOCK");
+  const char* v = detail::env("SPINWISE_PRELOAD_LOCK");
   int k = k_hybrid;
   bool unknown = false;
   if (v != nullptr && *v != '\0') {
@@ -114,7 +152,7 @@ SPINWISE_COLD int init_kind() noexcept {
     }
     if (unknown) k = k_glibc;
   }
-  const char* stats = std::getenv("SPINWISE_PRELOAD_STATS");
+  const char* stats = detail::env("SPINWISE_PRELOAD_STATS");
   g_stats.store(k != k_glibc && stats != nullptr && *stats != '\0', std::memory_order_relaxed);
   int expected = -1;
   if (!g_kind.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) return expected;
@@ -122,8 +160,8 @@ SPINWISE_COLD int init_kind() noexcept {
   if (unknown) {
     std::fprintf(
         stderr,
-        "spinwise-preload: unknown SPINWISE_PRELOAD_LOCK '%s' (known: glibc, hybrid, adaptive, ttas, "
-        "ticket, mcs); the program runs on glibc's locks\n",
+        "spinwise-preload: unknown SPINWISE_PRELOAD_LOCK '%s' (known: glibc, hybrid, adaptive, ttas); "
+        "the program runs on glibc's locks\n",
         v);
   }
   if (k != k_glibc) {
@@ -132,7 +170,10 @@ SPINWISE_COLD int init_kind() noexcept {
     if (!st.ok()) {
       std::fprintf(stderr, "spinwise-preload: %s (no knob changed)\n", st.message().c_str());
     }
-    if (g_stats.load(std::memory_order_relaxed)) std::atexit(write_stats_at_exit);
+    if (g_stats.load(std::memory_order_relaxed)) {
+      std::atexit(write_stats_at_exit);
+      pthread_atfork(stats_fork_prepare, stats_fork_parent, stats_fork_child);
+    }
     --tl_inside;
   }
   return k;
@@ -159,7 +200,7 @@ __attribute__((constructor)) static void preload_start() {
 namespace {
 
 void write_stats_at_exit() noexcept {
-  const char* path = std::getenv("SPINWISE_PRELOAD_STATS");
+  const char* path = detail::env("SPINWISE_PRELOAD_STATS");
   if (path == nullptr) return;
   ++tl_inside;
   try {
@@ -179,11 +220,22 @@ void write_stats_at_exit() noexcept {
       name.replace(at, 2, std::to_string(getpid()));
     path = name.c_str();
     const std::string json = format_stats_json(snap);
-    if (FILE* f = std::fopen(path, "w")) {
-      const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
-      if (std::fclose(f) != 0 || !ok) std::fprintf(stderr, "spinwise-preload: could not write %s\n", path);
+    // Never through a symbolic link (O_NOFOLLOW): in a shared directory such as /tmp, another
+    // user's link at the name would have this process write, or truncate, the file it names.
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      std::size_t done = 0;
+      while (done < json.size()) {
+        const ssize_t n = write(fd, json.data() + done, json.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      if (close(fd) != 0 || done != json.size())
+        std::fprintf(stderr, "spinwise-preload: could not write %s\n", path);
     } else {
-      std::fprintf(stderr, "spinwise-preload: could not open %s: %s\n", path, std::strerror(errno));
+      std::fprintf(stderr, "spinwise-preload: could not open %s: %s\n", path,
+                   errno == ELOOP ? "it is a symbolic link" : std::strerror(errno));
     }
   } catch (...) {
     std::fprintf(stderr, "spinwise-preload: out of memory for the statistics report\n");
@@ -221,118 +273,6 @@ int with_deadline(clockid_t clock, const timespec& t, F&& f) noexcept {
   return EINVAL;
 }
 
-// --- compact in-place locks: ticket (8 bytes) and mcs (16 bytes) --------------------------------
-// ticket_mutex (40 bytes) and mcs_mutex (24) do not fit beside glibc's __kind. These are their
-// algorithms without the parking: a FIFO spin lock that yields once its budget is spent (the
-// ticket_mutex and mcs_mutex knobs), so they show what a pure FIFO spin lock does in a real
-// program. A timed wait polls try_lock (a waiter cannot leave either queue).
-
-template <class Stats>
-class compact_ticket {
- public:
-  void lock() noexcept {
-    const std::uint32_t t = next_.fetch_add(1, std::memory_order_relaxed);
-    if (serving_.load(std::memory_order_acquire) != t) {
-      detail::spin_then_yield<ticket_mutex::policy, Stats> w(this, lock_mode::x);
-      while (serving_.load(std::memory_order_acquire) != t) w.pause();
-      w.entered();
-    }
-    Stats::on_acquire(this, lock_mode::x);
-  }
-  bool try_lock() noexcept {
-    std::uint32_t s = serving_.load(std::memory_order_relaxed);
-    std::uint32_t n = s;
-    // Free when no ticket is out beyond the one being served: take the next one, which is served.
-    const bool ok =
-        next_.compare_exchange_strong(n, s + 1, std::memory_order_acquire, std::memory_order_relaxed);
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    return ok;
-  }
-  void unlock() noexcept {
-    Stats::on_release(this, lock_mode::x);
-    serving_.store(serving_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  }
-
- private:
-  std::atomic<std::uint32_t> next_{0};
-  std::atomic<std::uint32_t> serving_{0};
-};
-
-// MCS in the shape of K42 (Scott, "Shared-Memory Synchronization", 2nd ed., section 4.3.1: the lock
-// is itself the holder's queue node): two pointers, a waiter's node on its stack only while it
-// waits, nothing to keep while the lock is held. tail_: the last in line (this lock itself while
-// held with no waiter, nullptr free); next_: the holder's successor.
-template <class Stats>
-class compact_mcs {
-  struct node {
-    std::atomic<std::uintptr_t> waiting{1};
-    std::atomic<node*> next{nullptr};
-  };
-
- public:
-  void lock() noexcept {
-    for (;;) {
-      node* prev = tail_.load(std::memory_order_relaxed);
-      if (prev == nullptr) {
-        if (tail_.compare_exchange_strong(prev, self(), std::memory_order_acquire, std::memory_order_relaxed))
-          break;
-        continue;
-      }
-      node n;
-      if (!tail_.compare_exchange_strong(prev, &n, std::memory_order_acq_rel, std::memory_order_relaxed))
-        continue;
-      // Our predecessor is a waiter's node, or this lock itself when it is the holder.
-      (prev == self() ? next_ : prev->next).store(&n, std::memory_order_release);
-      {
-        detail::spin_then_yield<mcs_mutex::policy, Stats> w(this, lock_mode::x);
-        while (n.waiting.load(std::memory_order_acquire) != 0) w.pause();
-        w.entered();
-      }
-      // We hold the lock; our node leaves with this frame: hand its successor to the lock.
-      node* succ = n.next.load(std::memory_order_acquire);
-      if (succ == nullptr) {
-        next_.store(nullptr, std::memory_order_relaxed);
-        node* expected = &n;
-        if (!tail_.compare_exchange_strong(expected, self(), std::memory_order_acq_rel,
-                                           std::memory_order_relaxed)) {
-          // A waiter queued behind our node: wait for it to link itself.
-          while ((succ = n.next.load(std::memory_order_acquire)) == nullptr) cpu_relax();
-          next_.store(succ, std::memory_order_relaxed);
-        }
-      } else {
-        next_.store(succ, std::memory_order_relaxed);
-      }
-      break;
-    }
-    Stats::on_acquire(this, lock_mode::x);
-  }
-  bool try_lock() noexcept {
-    node* expected = nullptr;
-    const bool ok =
-        tail_.compare_exchange_strong(expected, self(), std::memory_order_acquire, std::memory_order_relaxed);
-    if (ok) Stats::on_acquire(this, lock_mode::x);
-    return ok;
-  }
-  void unlock() noexcept {
-    Stats::on_release(this, lock_mode::x);
-    node* succ = next_.load(std::memory_order_acquire);
-    if (succ == nullptr) {
-      node* expected = self();
-      if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release,
-                                        std::memory_order_relaxed))
-        return;
-      while ((succ = next_.load(std::memory_order_acquire)) == nullptr) cpu_relax();
-    }
-    next_.store(nullptr, std::memory_order_relaxed);
-    succ->waiting.store(0, std::memory_order_release);  // the successor holds the lock
-  }
-
- private:
-  node* self() noexcept { return reinterpret_cast<node*>(this); }  // an address, never dereferenced
-  std::atomic<node*> tail_{nullptr};
-  std::atomic<node*> next_{nullptr};
-};
-
 // --- the kinds' locks, for a mutex type (Class) and with or without statistics -------------------
 
 template <class Class, bool S>
@@ -351,14 +291,6 @@ struct mutex_lock_of<k_adaptive, Class, S> {
 template <class Class, bool S>
 struct mutex_lock_of<k_ttas, Class, S> {
   using type = ttas_mutex_t<ttas_mutex::policy, stats_of<Class, S>>;
-};
-template <class Class, bool S>
-struct mutex_lock_of<k_ticket, Class, S> {
-  using type = compact_ticket<stats_of<Class, S>>;
-};
-template <class Class, bool S>
-struct mutex_lock_of<k_mcs, Class, S> {
-  using type = compact_mcs<stats_of<Class, S>>;
 };
 
 template <int K, bool S>
@@ -413,13 +345,6 @@ std::atomic<std::uintptr_t>& owner_of(pthread_mutex_t* m) noexcept {
 }
 inline std::uintptr_t self_id() noexcept { return static_cast<std::uintptr_t>(pthread_self()); }
 
-// Whether lock L waits for a deadline itself (the lock shells do; the compact locks poll).
-template <class L, class TP, class = void>
-struct has_until : std::false_type {};
-template <class L, class TP>
-struct has_until<L, TP, std::void_t<decltype(std::declval<L&>().try_lock_until(std::declval<const TP&>()))>>
-    : std::true_type {};
-
 // A mutex type's calls on kind K's lock L. Returns pthread's error codes.
 template <class L, mtype T>
 struct mutex_ops {
@@ -450,10 +375,20 @@ struct mutex_ops {
       return 0;
     }
     if (!valid(at)) return EINVAL;  // checked only when the call would wait, as glibc does
-    const int rc =
-        with_deadline(clock, *at, [m](auto tp) noexcept { return until(lock_in<L>(m), tp) ? 0 : ETIMEDOUT; });
+    const int rc = with_deadline(
+        clock, *at, [m](auto tp) noexcept { return lock_in<L>(m).try_lock_until(tp) ? 0 : ETIMEDOUT; });
     if (rc == 0) own(m);
     return rc;
+  }
+  // EBUSY for a locked mutex, as glibc's destroy (which reads its user count); 0 otherwise.
+  static int destroy(pthread_mutex_t* m) noexcept {
+    if constexpr (T != mtype::normal) {
+      return owner_of(m).load(std::memory_order_relaxed) != 0 ? EBUSY : 0;
+    } else {
+      if (!lock_in<L>(m).try_lock()) return EBUSY;
+      lock_in<L>(m).unlock();
+      return 0;
+    }
   }
   static int unlock(pthread_mutex_t* m) noexcept {
     if constexpr (T != mtype::normal) {
@@ -480,19 +415,6 @@ struct mutex_ops {
     if constexpr (T != mtype::normal) {
       owner_of(m).store(self_id(), std::memory_order_relaxed);
       m->__data.__count = 1;
-    }
-  }
-  template <class TP>
-  static bool until(L& l, TP tp) noexcept {
-    if constexpr (has_until<L, TP>::value) {
-      return l.try_lock_until(tp);
-    } else {
-      detail::spin_then_yield<ttas_mutex::policy, no_stats> w(&l, lock_mode::x);
-      while (!l.try_lock()) {
-        if (TP::clock::now() >= tp) return false;
-        w.pause();
-      }
-      return true;
     }
   }
 };
@@ -533,8 +455,6 @@ SPINWISE_ALWAYS_INLINE int on_mutex(pthread_mutex_t* m, F&& f) noexcept {
     SPINWISE_KIND_CASE(k_hybrid)
     SPINWISE_KIND_CASE(k_adaptive)
     SPINWISE_KIND_CASE(k_ttas)
-    SPINWISE_KIND_CASE(k_ticket)
-    SPINWISE_KIND_CASE(k_mcs)
 #undef SPINWISE_KIND_CASE
     default:
       rc = -1;
@@ -561,11 +481,9 @@ L& rw_in(pthread_rwlock_t* rw) noexcept {
   return *reinterpret_cast<L*>(rw);
 }
 
-// The read locks this thread holds, for POSIX's "a thread may take a read lock it holds" (glibc
-// prefers readers by default; these locks prefer writers, and a reader queued behind a writer
-// that waits for this very reader would wait forever). A re-entry adds a reader inside directly,
-// as a writer that drains waits for every reader inside. 8 rwlocks held at once by one thread are
-// tracked; a ninth is taken as a first read lock.
+// The read locks this thread holds, up to 8 rwlocks: only so that a thread that takes for writing
+// an rwlock it holds for reading gets EDEADLK, not a wait for itself (glibc waits forever there).
+// A thread holding more at once is not warned about the ones beyond. Admission never reads it.
 struct read_hold {
   pthread_rwlock_t* rw;
   std::uint32_t n;
@@ -593,57 +511,105 @@ void drop_read(pthread_rwlock_t* rw) noexcept {
   if (read_hold* h = find_read(rw)) --h->n;
 }
 
-// The lock word of spinwise's writer-preferring rwlocks (detail/rw_word.hpp) is their first
-// member; a reader inside is kReaderOne there. Checked once (rw_reentry_ok) before it is used.
+// Which readers an rwlock admits. glibc's default (PTHREAD_RWLOCK_PREFER_READER_NP, and
+// PREFER_WRITER_NP, which glibc treats the same) prefers readers: a reader enters whenever no
+// writer holds the lock, also while a writer waits for the readers inside to leave. Programs rely
+// on it: a thread takes a read lock it holds again, or a reader inside waits for another reader
+// to come in, while a writer waits; a writer-preferring lock deadlocks both. Only
+// PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP (glibc's __flags, which the interposer leaves
+// alone) asks for writer preference, spinwise's own: there, as in glibc, a reader waits behind a
+// waiting writer, its own re-entry included.
+bool prefers_writers(const pthread_rwlock_t* rw) noexcept {
+  return rw->__data.__flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+// The lock word of spinwise's rwlocks (detail/rw_word.hpp) is their first member. Checked once
+// (rw_word_ok) before the interposer reads or changes it itself.
 template <class L>
-constexpr std::uint64_t reader_one() noexcept {
-  return std::is_same_v<typename L::policy, spin_shared_mutex::policy> ? detail::rw_word<2>::kReaderOne
-                                                                       : detail::rw_word<4>::kReaderOne;
+using rw_word_of = std::conditional_t<std::is_same_v<typename L::policy, spin_shared_mutex::policy>,
+                                      detail::rw_word<2>, detail::rw_word<4>>;
+template <class L>
+std::atomic<std::uint64_t>& rw_word_in(pthread_rwlock_t* rw) noexcept {
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(rw);
 }
 template <class L>
-bool rw_reentry_ok() noexcept {
+bool rw_word_ok() noexcept {
   static const bool ok = [] {
     alignas(8) unsigned char bytes[sizeof(L)] = {};
     L* l = new (bytes) L;
     l->lock_shared();
-    const bool r = reinterpret_cast<std::atomic<std::uint64_t>*>(bytes)->load() == reader_one<L>();
+    const bool r = reinterpret_cast<std::atomic<std::uint64_t>*>(bytes)->load() == rw_word_of<L>::kReaderOne;
     l->unlock_shared();
     return r;
   }();
   return ok;
 }
 
-template <class L>
+// How long a reader that waits under reader preference waits inside the lock before it looks at
+// the word again: the lock's own wait holds it back while a writer has reserved the lock, and
+// only the word says that readers are inside (then it may enter).
+constexpr std::chrono::milliseconds kReaderRecheck{4};
+
+// A pthread rwlock's calls on lock L, with statistics St (the lock's own, for what the
+// interposer does to the word itself).
+template <class L, class St>
 struct rw_ops {
+  // One attempt to enter as a reader: 0, EBUSY (a writer inside, or with writer preference one
+  // waiting), or EAGAIN (the count of readers is full: 2^20 - 1; glibc gives EAGAIN for too many
+  // read locks too, at a higher count).
+  static int try_enter(pthread_rwlock_t* rw, bool prefer_readers) noexcept {
+    using W = rw_word_of<L>;
+    if (!rw_word_ok<L>()) return rw_in<L>(rw).try_lock_shared() ? 0 : EBUSY;
+    std::atomic<std::uint64_t>& w = rw_word_in<L>(rw);
+    std::uint64_t s = w.load(std::memory_order_relaxed);
+    for (;;) {
+      if ((s & W::kReaderMask) == W::kReaderMask) return EAGAIN;
+      // W set and readers inside: a writer waits for them to leave (rw_word.hpp's invariant);
+      // W set and none: the writer is inside.
+      const bool may = W::reader_may_enter(s) || (prefer_readers && (s & W::kReaderMask) != 0);
+      if (!may) return EBUSY;
+      // (W, readers): w,n -> w,n+1 (n > 0 when w = 1: the draining writer waits for this reader
+      // too, and the last reader's unlock_shared wakes it as ever); acquire pairs with the
+      // release of the unlock this entry follows.
+      if (w.compare_exchange_weak(s, s + W::kReaderOne, std::memory_order_acquire,
+                                  std::memory_order_relaxed)) {
+        St::on_acquire(&rw_in<L>(rw), lock_mode::s);
+        return 0;
+      }
+    }
+  }
+  // Waits until the deadline tp (of any clock; time_point::max() for none) to enter as a reader.
+  template <class TP>
+  static int enter(pthread_rwlock_t* rw, TP tp) noexcept {
+    const bool prefer_readers = !prefers_writers(rw);
+    for (;;) {
+      const int rc = try_enter(rw, prefer_readers);
+      if (rc != EBUSY) return rc;
+      const TP now = TP::clock::now();
+      if (now >= tp) return ETIMEDOUT;
+      // Wait inside the lock, which admits this reader once no writer is inside or reserved.
+      // Under reader preference at most kReaderRecheck at a time: readers may be let in (by
+      // try_enter) while a writer that came after this one waits, and this reader with them.
+      const TP until = prefer_readers && tp - now > kReaderRecheck ? now + kReaderRecheck : tp;
+      if (rw_in<L>(rw).try_lock_shared_until(until)) return 0;
+    }
+  }
   static int rdlock(pthread_rwlock_t* rw) noexcept {
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
-    if (find_read(rw) != nullptr && rw_reentry_ok<L>()) {
-      reinterpret_cast<std::atomic<std::uint64_t>*>(rw)->fetch_add(reader_one<L>(),
-                                                                   std::memory_order_acquire);
-    } else {
-      rw_in<L>(rw).lock_shared();
-    }
-    note_read(rw);
-    return 0;
+    const int rc = enter(rw, std::chrono::steady_clock::time_point::max());
+    if (rc == 0) note_read(rw);
+    return rc;
   }
   static int tryrdlock(pthread_rwlock_t* rw) noexcept {
-    if (find_read(rw) != nullptr) return rdlock(rw);
-    if (!rw_in<L>(rw).try_lock_shared()) return EBUSY;
-    note_read(rw);
-    return 0;
+    const int rc = try_enter(rw, !prefers_writers(rw));
+    if (rc == 0) note_read(rw);
+    return rc;
   }
+  // A bad clock or deadline: EINVAL before anything else, as glibc's rwlock checks them first.
   static int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
-    if (!supported(clock)) return EINVAL;
+    if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
-    if (find_read(rw) != nullptr) return rdlock(rw);  // a re-entry never waits
-    if (rw_in<L>(rw).try_lock_shared()) {
-      note_read(rw);
-      return 0;
-    }
-    if (!valid(at)) return EINVAL;
-    const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept {
-      return rw_in<L>(rw).try_lock_shared_until(tp) ? 0 : ETIMEDOUT;
-    });
+    const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept { return enter(rw, tp); });
     if (rc == 0) note_read(rw);
     return rc;
   }
@@ -660,14 +626,13 @@ struct rw_ops {
     return 0;
   }
   static int timedwrlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
-    if (!supported(clock)) return EINVAL;
+    if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || find_read(rw) != nullptr)
       return EDEADLK;
     if (rw_in<L>(rw).try_lock()) {
       writer_of(rw).store(self_id(), std::memory_order_relaxed);
       return 0;
     }
-    if (!valid(at)) return EINVAL;
     const int rc = with_deadline(
         clock, *at, [rw](auto tp) noexcept { return rw_in<L>(rw).try_lock_until(tp) ? 0 : ETIMEDOUT; });
     if (rc == 0) writer_of(rw).store(self_id(), std::memory_order_relaxed);
@@ -693,16 +658,14 @@ SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
   if (s) ++tl_inside;
   int rc;
   switch (k) {
-#define SPINWISE_KIND_CASE(K)                                  \
-  case K:                                                      \
-    rc = s ? f(rw_ops<typename rw_lock_of<K, true>::type>{})   \
-           : f(rw_ops<typename rw_lock_of<K, false>::type>{}); \
+#define SPINWISE_KIND_CASE(K)                                                                   \
+  case K:                                                                                       \
+    rc = s ? f(rw_ops<typename rw_lock_of<K, true>::type, stats_of<preload_rwlock, true>>{})    \
+           : f(rw_ops<typename rw_lock_of<K, false>::type, stats_of<preload_rwlock, false>>{}); \
     break;
     SPINWISE_KIND_CASE(k_hybrid)
     SPINWISE_KIND_CASE(k_adaptive)
     SPINWISE_KIND_CASE(k_ttas)
-    SPINWISE_KIND_CASE(k_ticket)
-    SPINWISE_KIND_CASE(k_mcs)
 #undef SPINWISE_KIND_CASE
     default:
       rc = -1;
@@ -719,7 +682,12 @@ SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
 // came between the release and the sleep moved it, so none is lost. A signal wakes one sleeper,
 // a broadcast all of them; wake-ups may be spurious, as POSIX allows (callers loop on their
 // predicate). The mutex is released and retaken through the calls above, so a condition variable
-// works with any mutex, glibc's included.
+// works with any private mutex, glibc's included.
+//
+// A process-shared condition variable is glibc's (pthread_cond_init passes it through): a process
+// running without the interposer may wait on it or signal it. glibc's pthread_cond_init marks it
+// in __wrefs (bytes 36-39, bit 0), which this file's state never touches, so it is recognized
+// whichever process initialized it.
 //
 // pthread_cond_destroy may come right after the broadcast that woke the last waiters, and the
 // memory be freed (POSIX's own example), while a woken waiter is still on its way out. So a
@@ -732,19 +700,25 @@ struct cond_state {
   // inside pthread_cond_wait. Invariant: the bit is set only while the count is non-zero or by a
   // destroy that has not returned.
   std::atomic<std::uint32_t> waiters;
-  std::uint32_t flags;  // kCondMonotonic, kCondShared
+  std::uint32_t flags;  // kCondMonotonic
 };
 constexpr std::uint32_t kCondMonotonic = 1;
-constexpr std::uint32_t kCondShared = 2;
 constexpr std::uint32_t kCondDestroyer = 1u << 31;
 static_assert(sizeof(cond_state) <= sizeof(pthread_cond_t) && alignof(pthread_cond_t) >= alignof(cond_state));
 
 cond_state& cond_of(pthread_cond_t* c) noexcept { return *reinterpret_cast<cond_state*>(c); }
 
-long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const timespec* t,
-              std::uint32_t flags) noexcept {
-  const int priv = (flags & kCondShared) ? 0 : FUTEX_PRIVATE_FLAG;
-  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), op | priv, v, t, nullptr,
+constexpr unsigned kGlibcCondShared = 1;  // glibc's __PTHREAD_COND_SHARED_MASK, in __wrefs
+static_assert(offsetof(decltype(pthread_cond_t::__data), __wrefs) >= sizeof(cond_state),
+              "glibc's pthread_cond_t layout: __wrefs beyond this file's state");
+// Whether c is glibc's: process-shared, or every condition variable in the glibc kind.
+bool cond_is_glibc(const pthread_cond_t* c) noexcept {
+  return current_kind() == k_glibc || (c->__data.__wrefs & kGlibcCondShared) != 0;
+}
+
+// Private futexes: a process-shared condition variable is glibc's.
+long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const timespec* t) noexcept {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), op | FUTEX_PRIVATE_FLAG, v, t, nullptr,
                  FUTEX_BITSET_MATCH_ANY);
 }
 
@@ -753,6 +727,7 @@ long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const time
 // --- the interposed calls ------------------------------------------------------------------------
 
 SPINWISE_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* a) noexcept {
+  const errno_keeper keep;
   const int rc = SPINWISE_REAL(pthread_mutex_init)(m, a);
   if (rc != 0 || current_kind() == k_glibc || type_of(m) == mtype::glibc) return rc;
   std::memset(reinterpret_cast<char*>(m) + kLockOffset, 0, 16);  // glibc's init zeroed the rest
@@ -760,37 +735,48 @@ SPINWISE_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexat
 }
 
 SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc || type_of(m) == mtype::glibc) return SPINWISE_REAL(pthread_mutex_destroy)(m);
-  return 0;  // nothing to release; destroying a locked mutex is undefined (POSIX)
+  // Nothing to release. The probe of a normal mutex (a try_lock) is no acquisition: not counted.
+  ++tl_inside;
+  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.destroy(m); });
+  --tl_inside;
+  return rc;
 }
 
 SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.lock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_lock)(m);
 }
 
 SPINWISE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.trylock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_trylock)(m);
 }
 
 SPINWISE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m, at](auto ops) noexcept { return ops.timedlock(m, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_timedlock)(m, at);
 }
 
 SPINWISE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
                                             const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m, clock, at](auto ops) noexcept { return ops.timedlock(m, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  const errno_keeper keep;
   const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.unlock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_unlock)(m);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlockattr_t* a) noexcept {
+  const errno_keeper keep;
   const int rc = SPINWISE_REAL(pthread_rwlock_init)(rw, a);
   if (rc != 0 || current_kind() == k_glibc || rw_is_glibc(rw)) return rc;
   std::memset(static_cast<void*>(rw), 0, 24);
@@ -799,21 +785,25 @@ SPINWISE_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlo
 }
 
 SPINWISE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   if (current_kind() == k_glibc || rw_is_glibc(rw)) return SPINWISE_REAL(pthread_rwlock_destroy)(rw);
   return 0;
 }
 
 SPINWISE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.rdlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_rdlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.tryrdlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc =
       on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedrdlock(rw, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at);
@@ -821,21 +811,25 @@ SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const times
 
 SPINWISE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedrdlock(rw, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.wrlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_wrlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.trywrlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_trywrlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc =
       on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedwrlock(rw, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at);
@@ -843,25 +837,28 @@ SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const times
 
 SPINWISE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedwrlock(rw, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
+  const errno_keeper keep;
   const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.unlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_unlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* a) noexcept {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_init)(c, a);
+  const errno_keeper keep;
+  int shared = PTHREAD_PROCESS_PRIVATE;
+  if (a != nullptr && pthread_condattr_getpshared(a, &shared) != 0) return EINVAL;
+  if (current_kind() == k_glibc || shared == PTHREAD_PROCESS_SHARED)
+    return SPINWISE_REAL(pthread_cond_init)(c, a);
   std::uint32_t flags = 0;
   if (a != nullptr) {
     clockid_t clock = CLOCK_REALTIME;
-    int shared = PTHREAD_PROCESS_PRIVATE;
-    if (pthread_condattr_getclock(a, &clock) != 0 || pthread_condattr_getpshared(a, &shared) != 0)
-      return EINVAL;
+    if (pthread_condattr_getclock(a, &clock) != 0) return EINVAL;
     if (clock == CLOCK_MONOTONIC) flags |= kCondMonotonic;
-    if (shared == PTHREAD_PROCESS_SHARED) flags |= kCondShared;
   }
   std::memset(static_cast<void*>(c), 0, sizeof *c);
   cond_of(c).flags = flags;
@@ -869,7 +866,8 @@ SPINWISE_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_
 }
 
 SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_destroy)(c);
+  const errno_keeper keep;
+  if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_destroy)(c);
   cond_state& s = cond_of(c);
   // Acquire: pairs with the last waiter's release in cond_leave; after it, none touches *c.
   std::uint32_t w = s.waiters.load(std::memory_order_acquire);
@@ -879,7 +877,7 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
         !s.waiters.compare_exchange_weak(w, w | kCondDestroyer, std::memory_order_acquire,
                                          std::memory_order_acquire))
       continue;
-    futex_op(s.waiters, FUTEX_WAIT, w | kCondDestroyer, nullptr, s.flags);
+    futex_op(s.waiters, FUTEX_WAIT, w | kCondDestroyer, nullptr);
     w = s.waiters.load(std::memory_order_acquire);
   }
   s.waiters.store(0, std::memory_order_relaxed);  // as pthread_cond_init leaves it
@@ -887,18 +885,20 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
 }
 
 SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_signal)(c);
+  const errno_keeper keep;
+  if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_signal)(c);
   cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, 1, nullptr, s.flags);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, 1, nullptr);
   return 0;
 }
 
 SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_broadcast)(c);
+  const errno_keeper keep;
+  if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_broadcast)(c);
   cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, INT_MAX, nullptr, s.flags);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, INT_MAX, nullptr);
   return 0;
 }
 
@@ -906,42 +906,93 @@ namespace {
 // One wait: at == nullptr for none. clock: the deadline's (FUTEX_WAIT_BITSET takes an absolute
 // time on CLOCK_MONOTONIC, or on CLOCK_REALTIME with FUTEX_CLOCK_REALTIME).
 // A waiter leaves: its last access to the condition variable, which a pthread_cond_destroy may be
-// waiting to free (flags: read before, never after).
-void cond_leave(cond_state& s, std::uint32_t flags) noexcept {
+// waiting to free.
+void cond_leave(cond_state& s) noexcept {
   // (destroyer, waiters): d,n -> d,n-1, release: pairs with pthread_cond_destroy's acquire.
   if (s.waiters.fetch_sub(1, std::memory_order_release) == (kCondDestroyer | 1)) {
     // The memory may already be reused: a wake there is at worst a spurious wake-up, which every
     // futex user tolerates (glibc's condition variable does the same).
-    futex_op(s.waiters, FUTEX_WAKE, 1, nullptr, flags);
+    futex_op(s.waiters, FUTEX_WAKE, 1, nullptr);
   }
 }
 
-int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+// The sleep of a condition wait, a cancellation point as glibc's: asynchronous cancellation is on
+// around the futex call only (glibc's futex_wait_cancelable does the same), so a cancel that is
+// pending, or comes while the thread sleeps, unwinds from here into cond_wait's cleanup. This
+// frame has no cleanup of its own and is not noexcept; cond_wait reaches it through a pointer the
+// compiler cannot see through, so that it keeps the landing pad for the call (GCC's and LLVM's
+// nothrow inference would otherwise drop it: this function only calls nothrow C functions, and
+// an unwind through a call without a landing pad is std::terminate).
+long cancellable_futex_wait(std::atomic<std::uint32_t>* w, int op, std::uint32_t v, const timespec* t,
+                            int* err) {
+  int old = PTHREAD_CANCEL_DEFERRED;
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);  // acts on a pending cancel at once
+  const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op | FUTEX_PRIVATE_FLAG, v, t,
+                         nullptr, FUTEX_BITSET_MATCH_ANY);
+  *err = errno;
+  pthread_setcanceltype(old, &old);
+  return r;
+}
+long (*volatile g_cancellable_futex_wait)(std::atomic<std::uint32_t>*, int, std::uint32_t, const timespec*,
+                                          int*) = cancellable_futex_wait;
+
+// A waiter cancelled in its sleep leaves as glibc's does: the condition variable's bookkeeping,
+// then the mutex taken back, before the thread's cleanup handlers run (they may use what the
+// mutex guards). Runs on the cancellation's unwinding only (armed), never on a return.
+struct cond_cancelled {
+  cond_state& s;
+  std::uint32_t seen;
+  pthread_mutex_t* m;
+  bool armed = true;
+  ~cond_cancelled() {
+    if (!armed) return;
+    // A signal meant for us may have woken this thread as the cancel came: pass it on (at worst
+    // a spurious wake-up of another waiter), before we leave (cond_leave is the last access).
+    if (s.seq.load(std::memory_order_relaxed) != seen) futex_op(s.seq, FUTEX_WAKE, 1, nullptr);
+    cond_leave(s);
+    pthread_mutex_lock(m);
+  }
+};
+
+// Not noexcept: a cancellation unwinds through it (cond_cancelled above).
+int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) {
   if (at != nullptr && (!valid(at) || !supported(clock))) return EINVAL;
   cond_state& s = cond_of(c);
-  const std::uint32_t flags = s.flags;
   s.waiters.fetch_add(1, std::memory_order_seq_cst);
   const std::uint32_t seen = s.seq.load(std::memory_order_seq_cst);
   if (const int rc = pthread_mutex_unlock(m); rc != 0) {
-    cond_leave(s, flags);
+    cond_leave(s);
     return rc;  // not the owner (an error-checking mutex): EPERM, as glibc
   }
   // A deadline before the epoch has passed; the futex would refuse it (EINVAL), glibc times out.
   int result = at != nullptr && at->tv_sec < 0 ? ETIMEDOUT : 0;
-  while (result == 0) {
-    const int op = FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
-    if (futex_op(s.seq, op, seen, at, flags) == 0) break;  // woken
-    if (errno == ETIMEDOUT) {
-      result = ETIMEDOUT;
-    } else if (errno != EINTR || s.seq.load(std::memory_order_acquire) != seen) {
-      break;  // EAGAIN: the sequence moved; any other error: a spurious wake-up, never a busy loop
+  {
+    cond_cancelled on_cancel{s, seen, m};
+    while (result == 0) {
+      const int op =
+          FUTEX_WAIT_BITSET | (at != nullptr && clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
+      int err = 0;
+      if (g_cancellable_futex_wait(&s.seq, op, seen, at, &err) == 0) break;  // woken
+      if (err == ETIMEDOUT) {
+        result = ETIMEDOUT;
+      } else if (err != EINTR || s.seq.load(std::memory_order_acquire) != seen) {
+        break;  // EAGAIN: the sequence moved; any other error: a spurious wake-up, never a busy loop
+      }
     }
+    on_cancel.armed = false;
   }
-  cond_leave(s, flags);
+  cond_leave(s);
   // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's
   // EOWNERDEAD is the caller's to see.
   const int rc = pthread_mutex_lock(m);
   return rc != 0 ? rc : result;
+}
+
+// glibc's condition wait releases and retakes the mutex with its own internal calls, which the
+// interposer does not see: it can only wait with a mutex that is glibc's too. A process-shared
+// condition variable with a private mutex (of no use across processes) gets EINVAL, not a hang.
+bool glibc_mutex(pthread_mutex_t* m) noexcept {
+  return current_kind() == k_glibc || type_of(m) == mtype::glibc;
 }
 
 clockid_t cond_clock(pthread_cond_t* c) noexcept {
@@ -950,17 +1001,21 @@ clockid_t cond_clock(pthread_cond_t* c) noexcept {
 }  // namespace
 
 SPINWISE_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_wait)(c, m);
+  const errno_keeper keep;
+  if (cond_is_glibc(c)) return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_wait)(c, m) : EINVAL;
   return cond_wait(c, m, CLOCK_REALTIME, nullptr);
 }
 
 SPINWISE_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_timedwait)(c, m, at);
+  const errno_keeper keep;
+  if (cond_is_glibc(c)) return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_timedwait)(c, m, at) : EINVAL;
   return cond_wait(c, m, cond_clock(c), at);
 }
 
 SPINWISE_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                                            const timespec* at) {
-  if (current_kind() == k_glibc) return SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at);
+  const errno_keeper keep;
+  if (cond_is_glibc(c))
+    return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at) : EINVAL;
   return cond_wait(c, m, clock, at);
 }

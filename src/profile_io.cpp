@@ -4,6 +4,7 @@
 
 #include "profile_internal.hpp"
 #include "small_file.hpp"
+#include "spinwise/detail/env.hpp"
 #include "spinwise/runtime/atomic_file.hpp"
 
 namespace spinwise {
@@ -77,7 +78,7 @@ profile_status load_profile(const std::string& path, const profile_load_options&
 }
 
 profile_status load_profile_from_env(const profile_load_options& opt) {
-  const char* path = std::getenv("SPINWISE_PROFILE");
+  const char* path = detail::env("SPINWISE_PROFILE");
   if (path == nullptr || *path == '\0') {
     return profile_failure(profile_errc::not_set, "SPINWISE_PROFILE is not set; the defaults stay in force");
   }

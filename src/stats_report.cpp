@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <new>
 #include <nlohmann/json.hpp>
 
 #include "spinwise/arch.hpp"
@@ -122,6 +123,28 @@ stats_snapshot take_stats_snapshot() {
     s.classes.push_back({name, t});
   }
   return s;
+}
+
+// Lock order: the list's lock, then the classes in list order, then the baseline's; nothing else
+// holds two of them (a class's lock is taken alone, the baseline's after collect_all released).
+void stats_atfork_prepare() noexcept {
+  detail::process().lists_lock.lock();  // no class is published while the child is made
+  for (detail::stats_class_record* c = detail::stats_classes_head(); c != nullptr; c = c->next) c->mu.lock();
+  g_baseline_mu.lock();
+}
+
+void stats_atfork_parent() noexcept {
+  g_baseline_mu.unlock();
+  for (detail::stats_class_record* c = detail::stats_classes_head(); c != nullptr; c = c->next)
+    c->mu.unlock();
+  detail::process().lists_lock.unlock();
+}
+
+void stats_atfork_child() noexcept {
+  new (&g_baseline_mu) std::mutex;
+  for (detail::stats_class_record* c = detail::stats_classes_head(); c != nullptr; c = c->next)
+    new (&c->mu) std::mutex;
+  detail::process().lists_lock.unlock();
 }
 
 stats_snapshot diff_stats(const stats_snapshot& before, const stats_snapshot& after) {

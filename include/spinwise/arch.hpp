@@ -23,6 +23,7 @@
 
 #include "spinwise/arch/relax_kind.hpp"
 #include "spinwise/config.hpp"
+#include "spinwise/detail/env.hpp"
 #include "spinwise/detail/process_state.hpp"
 
 #if defined(SPINWISE_FORCE_GENERIC)
@@ -67,7 +68,7 @@ namespace detail {
 // An unusable value is ignored here; relax_env_status() lets tools report it.
 SPINWISE_COLD inline relax_kind resolve_relax() noexcept {
   relax_kind k = backend::kDefaultRelax;
-  if (const char* env = std::getenv("SPINWISE_RELAX")) {
+  if (const char* env = detail::env("SPINWISE_RELAX")) {
     relax_kind wanted{};
     if (parse_relax_kind(env, wanted) && backend::supports(wanted)) k = wanted;
   }
@@ -98,7 +99,7 @@ inline bool set_relax(relax_kind k) noexcept {
 // Why SPINWISE_RELAX was or was not applied: 0 unset, 1 applied, -1 unknown name,
 // -2 a kind this CPU or backend cannot issue.
 inline int relax_env_status() noexcept {
-  const char* env = std::getenv("SPINWISE_RELAX");
+  const char* env = detail::env("SPINWISE_RELAX");
   if (env == nullptr) return 0;
   relax_kind k{};
   if (!parse_relax_kind(env, k)) return -1;

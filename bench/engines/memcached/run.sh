@@ -8,7 +8,7 @@
 #
 #   bench/engines/memcached/run.sh [--preload PATH] [--out DIR] [--reps N] [--seconds S]
 #       [--threads "4 8 16"] [--conns "64 256"] [--mixes "default set-heavy"]
-#       [--arms "none glibc hybrid adaptive"] [--spin-arms "ttas ticket"] [--no-sysbench | --sysbench-only]
+#       [--arms "none glibc hybrid adaptive"] [--spin-arms "ttas"] [--no-sysbench | --sysbench-only]
 #       [--smoke] [--force]
 #
 # Needs memcached, memcaslap (libmemcached-tools) and sysbench: tools/setup.sh engines. Exit 2 for
@@ -25,7 +25,7 @@ threads="4 8 16"
 conns="64 256"
 mixes="default set-heavy"
 arms="none glibc hybrid adaptive"
-spin_arms="ttas ticket"
+spin_arms="ttas"
 sysbench=1
 force=0
 preload_given=0
@@ -57,7 +57,11 @@ for m in $mixes; do
   [[ "$m" = default || "$m" = set-heavy ]] || { echo "run.sh: unknown mix '$m' (default, set-heavy)" >&2; exit 2; }
 done
 for a in $arms $spin_arms; do
-  case "$a" in none|glibc|hybrid|adaptive|ttas|ticket|mcs) ;; *) echo "run.sh: unknown arm '$a'" >&2; exit 2 ;; esac
+  case "$a" in
+    none|glibc|hybrid|adaptive|ttas) ;;
+    ticket|mcs) echo "run.sh: the interposer has no '$a' kind any more (docs/preload.md, \"No FIFO kind\")" >&2; exit 2 ;;
+    *) echo "run.sh: unknown arm '$a'" >&2; exit 2 ;;
+  esac
 done
 for tool in memcached memcaslap python3; do
   command -v $tool >/dev/null || { echo "run.sh: $tool not found (tools/setup.sh engines installs it)" >&2; exit 2; }

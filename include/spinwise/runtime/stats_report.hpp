@@ -40,6 +40,16 @@ stats_snapshot diff_stats(const stats_snapshot& before, const stats_snapshot& af
 // Makes the next snapshots count from now (keeps a baseline; the maximum waits restart at 0).
 void reset_stats();
 
+// fork() in a process that counts, as pthread_atfork's three handlers (libspinwise-preload.so
+// registers them): a child has only the forking thread, so a registry lock that another thread held
+// at fork would stay held there, and the child's report (at exit) would wait forever. prepare takes
+// the registry's locks (the class list's, every class's, the baseline's), so that the child's copy
+// is consistent; the parent releases them; the child makes them free anew (its copies of locks the
+// vanished threads queued on could not be released normally by every lock kind).
+void stats_atfork_prepare() noexcept;
+void stats_atfork_parent() noexcept;
+void stats_atfork_child() noexcept;
+
 // Whether the reports list mode m of a class: x always (a mutex's only mode), s and sx once any of
 // their counters is non-zero. The text, the JSON's "modes" and the Prometheus samples agree.
 bool mode_reported(const lock_stats_totals& t, lock_mode m);
