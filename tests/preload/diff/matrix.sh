@@ -14,7 +14,7 @@ shift
 log="$dir/preload-diff-matrix.log"
 (cd "$dir" && ctest -L preload_diff -V "$@") >"$log" 2>&1
 rc=$?
-kinds="hybrid adaptive ttas ticket mcs glibc"
+kinds="hybrid adaptive ttas glibc"
 grep -oE 'preload_diff: [a-z_0-9]+ [a-z]+: [A-Z]+' "$log" | awk -v kinds="$kinds" '
   { name = $2; kind = $3; sub(":", "", kind); v[name, kind] = $4; if (!(name in seen)) { seen[name] = 1; order[n++] = name } }
   END {
