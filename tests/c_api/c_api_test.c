@@ -12,15 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
+#include "c_check.h"
+#include "layout_probes.h"
 
 #define CHECK_RC(call, want)                                                                  \
   do {                                                                                        \
@@ -568,18 +561,6 @@ static void error_names(void) {
 }
 
 /* Bug guarded (issue 44, item 5): what the header says, word for word. */
-struct mutex_probe {
-  char c;
-  spinwise_mutex_t m;
-};
-struct rwlock_probe {
-  char c;
-  spinwise_rwlock_t rw;
-};
-struct recursive_probe {
-  char c;
-  spinwise_recursive_mutex_t r;
-};
 
 static void header_promises(void) {
   spinwise_mutex_t m;

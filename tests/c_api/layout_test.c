@@ -2,23 +2,11 @@
  * for i386 with -fsyntax-only). Bug guarded (issue 44, item 5): the header said the types were
  * 8-byte aligned, but on i386 a long long or a double inside a struct is 4-aligned, and so were
  * they. C99 has no static assertion: an array of negative size is the error. */
-#include <spinwise/spinwise.h>
 #include <stddef.h>
 
-#define LAYOUT_CHECK(name, cond) typedef char name[(cond) ? 1 : -1]
+#include "layout_probes.h"
 
-struct mutex_probe {
-  char c;
-  spinwise_mutex_t m;
-};
-struct rwlock_probe {
-  char c;
-  spinwise_rwlock_t rw;
-};
-struct recursive_probe {
-  char c;
-  spinwise_recursive_mutex_t r;
-};
+#define LAYOUT_CHECK(name, cond) typedef char name[(cond) ? 1 : -1]
 
 LAYOUT_CHECK(mutex_is_8_aligned, offsetof(struct mutex_probe, m) == 8);
 LAYOUT_CHECK(rwlock_is_8_aligned, offsetof(struct rwlock_probe, rw) == 8);

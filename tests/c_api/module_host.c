@@ -13,17 +13,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "c_check.h"
 #include "module_probe.h"
-
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 static spinwise_recursive_mutex_t r = SPINWISE_RECURSIVE_MUTEX_INITIALIZER;
 
