@@ -765,6 +765,24 @@ void fork_in_a_threaded_program() {
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+// Waits up to 10 s for child `pid` of round `r` to exit with status 0 (checked); false when it is
+// still running then (killed, with `what` said): a child that hangs is counted, not waited for.
+bool child_exited_well(pid_t pid, const char* test, int r, const char* what) {
+  int status = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  pid_t got = 0;
+  while ((got = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up)
+    usleep(200);
+  if (got == 0) {
+    std::fprintf(stderr, "conformance: %s round %d: %s\n", test, r, what);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return false;
+  }
+  CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return true;
+}
+
 // fork() while other threads start and end, with statistics on (run_preloaded.cmake sets
 // SPINWISE_PRELOAD_STATS): a thread's first lock of a class and its exit take the statistics
 // registry's mutex, and a child whose parent held it at fork hung in exit(), where the statistics
@@ -807,19 +825,7 @@ void fork_while_threads_come_and_go() {
       std::exit(0);  // runs the statistics writer
     }
     CHECK(pid > 0);
-    int status = 0;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    pid_t got = 0;
-    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up)
-      usleep(got == 0 ? 200 : 0);
-    if (got == 0) {
-      std::fprintf(stderr, "conformance: fork round %d: the child hung in exit()\n", r);
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      hung = 1;
-    } else {
-      CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
+    if (!child_exited_well(pid, "fork", r, "the child hung in exit()")) hung = 1;
   }
   stop = true;
   for (auto& t : churn) t.join();
@@ -919,19 +925,7 @@ void fork_with_the_atfork_pattern() {
       _exit(rc);
     }
     CHECK(pid > 0);
-    int status = 0;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    pid_t got = 0;
-    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up)
-      usleep(200);
-    if (got == 0) {
-      std::fprintf(stderr, "conformance: atfork round %d: the child could not take the mutex\n", r);
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      hung = 1;
-    } else {
-      CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
+    if (!child_exited_well(pid, "atfork", r, "the child could not take the mutex")) hung = 1;
   }
   stop = true;
   for (auto& t : ts) t.join();
