@@ -234,8 +234,9 @@ TEST(StressWorkload, EveryLockInBothScenarios) {
 
 // Guards against the emulated relaxer not being the one the locks spin with: a long critical
 // section and no outside work make waiters spin, and the delay loops must show up. Each run's
-// assertions need waits in its window, which a loaded host can deny a fixed window (no budget
-// spent, so no park, in 1 of 7 runs on a busy 2-vCPU AMD EPYC Zen 4 guest): run_until waits for them.
+// assertions need waits in its window, which a loaded host can deny a fixed window (no park in 1
+// of 7 runs on a busy 2-vCPU AMD EPYC Zen 4 guest; a spent budget is no park either: the lock may
+// be free after the yield, 1 of 6 hunt runs): run_until waits for the event each part asserts.
 TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
   st::workload_config c = small();
   c.work_before_ns = 0;
@@ -256,7 +257,7 @@ TEST(StressWorkload, SpinDelaysAreMeasuredAndBudgetsCounted) {
   // No spin rounds at all: every wait spends its budget at once and parks.
   c.lock.spin_loops = 0;
   const st::run_result p = run_until(
-      c, [](const st::run_result& x) { return x.requests > 0 && x.budgets_spent > 0; }, "spent budget");
+      c, [](const st::run_result& x) { return x.requests > 0 && x.parks > 0; }, "park");
   expect_sound(p);
   EXPECT_TRUE(p.parking_lock);
   EXPECT_TRUE(p.parks_exact) << "hybrid_mutex counts its parks through its statistics policy";
