@@ -906,11 +906,19 @@ void fork_with_the_atfork_pattern() {
   }
   CHECK(pthread_atfork([] { pthread_mutex_lock(&s_atfork); }, [] { pthread_mutex_unlock(&s_atfork); },
                        [] { pthread_mutex_unlock(&s_atfork); }) == 0);
-  std::atomic<bool> stop{false};
+  // While the main thread forks, the others take the mutex no more, so that fork()'s prepare
+  // handler gets it after the holds already begun or queued (those stay queued at the fork): on an
+  // unfair kind (ttas) three threads taking it back at once starved the forker past the test's
+  // 150 s beside a CPU hog (issue 42's flake hunt).
+  std::atomic<bool> stop{false}, forking{false};
   std::vector<std::thread> ts;
   for (int t = 0; t < 3; ++t)
     ts.emplace_back([&] {
       while (!stop) {
+        if (forking) {
+          std::this_thread::yield();
+          continue;
+        }
         pthread_mutex_lock(&s_atfork);
         std::this_thread::yield();  // holds it a while: the others queue
         pthread_mutex_unlock(&s_atfork);
@@ -918,7 +926,9 @@ void fork_with_the_atfork_pattern() {
     });
   int hung = 0;
   for (int r = 0; r < 50 && hung == 0; ++r) {
+    forking = true;
     const pid_t pid = fork();
+    forking = false;  // the parent (the child's threads do not exist)
     if (pid == 0) {
       const int rc = pthread_mutex_lock(&s_atfork);
       pthread_mutex_unlock(&s_atfork);
