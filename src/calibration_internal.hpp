@@ -2,21 +2,13 @@
 // Shared by calibration.cpp (measuring), recommend.cpp (advice) and relax_watch.cpp (the relax
 // cost over time); not installed.
 
-#include <cstdio>
-#include <string>
-
+#include "format_number.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise::detail {
 
 // A relax kind whose cost is only loop overhead: no recommendation is meaningful for it.
 inline bool trivial_kind(relax_kind k) { return k == relax_kind::none || k == relax_kind::barrier; }
-
-inline std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
 
 // Busy for `ms` so a core that idled ramps its clock (and a vCPU that slept is running) before
 // it is measured.

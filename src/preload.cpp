@@ -934,8 +934,12 @@ void cond_leave(cond_state& s) noexcept {
 // compiler cannot see through, so that it keeps the landing pad for the call (GCC's and LLVM's
 // nothrow inference would otherwise drop it: this function only calls nothrow C functions, and
 // an unwind through a call without a landing pad is std::terminate).
-long cancellable_futex_wait(std::atomic<std::uint32_t>* w, int op, std::uint32_t v, const timespec* t,
-                            int* err) {
+// Not instrumented by ASan: the unwinding abandons this frame without its epilogue, which is where
+// ASan would unpoison the redzones around `old`; left poisoned, they fail the next call that uses
+// that stack (ASan's own __asan_handle_no_return in cond_wait's landing pad, built with -Og).
+__attribute__((no_sanitize_address)) long cancellable_futex_wait(std::atomic<std::uint32_t>* w, int op,
+                                                                 std::uint32_t v, const timespec* t,
+                                                                 int* err) {
   int old = PTHREAD_CANCEL_DEFERRED;
   pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);  // acts on a pending cancel at once
   const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op | FUTEX_PRIVATE_FLAG, v, t,

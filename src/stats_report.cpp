@@ -13,6 +13,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "format_number.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 
@@ -67,11 +68,7 @@ double histogram_quantile_ticks(const lock_stats_totals& t, double q) {
   return bucket_upper_ticks(kWaitHistogramBuckets - 1);
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using detail::fmt;
 
 // "12.3 us" style: the unit that keeps 1..999.
 std::string human_ns(double ns) {
