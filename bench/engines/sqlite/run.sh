@@ -12,8 +12,9 @@
 #   --quick          a smoke run of about a minute: threads 2,8, 2 repetitions of 0.4 s runs
 #                    (numbers indicative only); out defaults to build-bench-run/sqlite-quick
 #   --out DIR        where runs.jsonl and README.md go (default bench/results/sqlite)
-#   --arms LIST      comma separated, the first is the reference (default sqlite,hybrid,adaptive,ttas,ticket)
-#   --cells LIST     private, private-memstatus-off, shared-cache, serialized (default: all four)
+#   --arms LIST      comma separated, the first is the reference (default sqlite,hybrid,adaptive,ttas,ticket,tas,mcs:
+#                    SQLite's own mutexes and every spinwise kind)
+#   --cells LIST     private, private-memstatus-off, shared-cache, serialized, wal (default: all five)
 #   --threads LIST   thread counts (default 1,2,8,32)
 #   --reps N         repetitions of every cell (default 3)
 #   --seconds S      measured seconds per run (default 2)
@@ -21,27 +22,31 @@
 #   --driver PATH    a built spinwise-sqlite-bench (default: build it, Release, in
 #                    build-bench-run/release, as bench/micro/run.sh builds spinwise-bench;
 #                    SPINWISE_SQLITE_BUILD names another build folder)
-# The default grid is 240 runs of about 3 s: 12-13 minutes. Run it alone on an idle machine: the
-# report says the load and how busy the CPUs were before the start, not what happened after.
+#   --dir DIR        where the wal cell's database directory is made (default $TMPDIR, else /tmp)
+#   --force          run even when the CPUs are busy before the start
+# The default grid is 420 runs of about 3 s: about 21 minutes. Run it alone on an idle machine: it
+# refuses to start when the CPUs were over 20% busy in the 2 s before (--force runs anyway, and the
+# report says how busy they were), and cannot see what happens after.
 # Exit codes: 0 done, every run's checks passed; 1 a run failed its checks or did not run (the
-# README lists it); 2 usage; 4 the driver cannot be built here.
+# README lists it); 2 usage; 3 the CPUs were busy; 4 the driver cannot be built here.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 
 die() { echo "sqlite-bench: $*" >&2; exit 1; }
-usage() { echo "sqlite-bench: $*" >&2; sed -n '11,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { echo "sqlite-bench: $*" >&2; sed -n '11,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-quick=0 out="" driver=""
-arms=sqlite,hybrid,adaptive,ttas,ticket
-cells=private,private-memstatus-off,shared-cache,serialized
+quick=0 force=0 out="" driver="" dir=""
+arms=sqlite,hybrid,adaptive,ttas,ticket,tas,mcs
+cells=private,private-memstatus-off,shared-cache,serialized,wal
 threads=1,2,8,32 reps=3 seconds=2 warmup=0.5
 given=()  # the options given, for the report's command line
 while [ $# -gt 0 ]; do
   given+=("$1")
   case $1 in
     --quick) quick=1 ;;
-    --out | --arms | --cells | --threads | --reps | --seconds | --warmup | --driver)
+    --force) force=1 ;;
+    --out | --arms | --cells | --threads | --reps | --seconds | --warmup | --driver | --dir)
       [ $# -ge 2 ] || usage "$1 needs a value"
       given+=("$2")
       case $1 in
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
         --seconds) seconds=$2 ;;
         --warmup) warmup=$2 ;;
         --driver) driver=$2 ;;
+        --dir) dir=$2 ;;
       esac
       shift ;;
     -h | --help) usage "help" ;;
@@ -70,13 +76,14 @@ known_arms=" sqlite hybrid adaptive ttas ticket tas mcs "
 for a in ${arms//,/ }; do [[ $known_arms == *" $a "* ]] || usage "--arms: unknown arm '$a' (known:$known_arms)"; done
 [ "${arms%%,*}" = sqlite ] || usage "--arms: the first arm is the reference and must be sqlite"
 for c in ${cells//,/ }; do
-  [[ " private private-memstatus-off shared-cache serialized " == *" $c "* ]] ||
-    usage "--cells: unknown cell '$c' (known: private, private-memstatus-off, shared-cache, serialized)"
+  [[ " private private-memstatus-off shared-cache serialized wal " == *" $c "* ]] ||
+    usage "--cells: unknown cell '$c' (known: private, private-memstatus-off, shared-cache, serialized, wal)"
 done
 for t in ${threads//,/ }; do [[ $t =~ ^[0-9]+$ ]] && [ "$t" -ge 1 ] && [ "$t" -le 1024 ] || usage "--threads: '$t' is not 1..1024"; done
 [[ $reps =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] && [ "$reps" -le 100 ] || usage "--reps: '$reps' is not 1..100"
 [[ $seconds =~ ^[0-9]*\.?[0-9]+$ ]] || usage "--seconds: '$seconds' is not a number of seconds"
 [[ $warmup =~ ^[0-9]*\.?[0-9]+$ ]] || usage "--warmup: '$warmup' is not a number of seconds"
+if [ -n "$dir" ] && { [ ! -d "$dir" ] || [ ! -w "$dir" ]; }; then usage "--dir: '$dir' is not a directory this user can write"; fi
 
 # The driver: given, or built here as bench/micro/run.sh builds spinwise-bench.
 if [ -z "$driver" ]; then
@@ -94,8 +101,13 @@ fi
 mkdir -p "$out" && [ -w "$out" ] || die "cannot write to --out $out"
 raw=$out/runs.jsonl
 : >"$raw"
-# How busy the machine is before anything runs: the report's header.
+# How busy the machine is before anything runs: the report's header, and the refusal.
 python3 "$here/summarize.py" context >"$out/context.json" || die "reading the machine's state failed"
+busy=$(python3 -c 'import json,sys; b = json.load(open(sys.argv[1])).get("busy_share_2s"); print("%.1f" % (100 * b) if b is not None else "")' "$out/context.json")
+if [ -n "$busy" ] && python3 -c "import sys; sys.exit(0 if float('$busy') > 20 else 1)" && [ $force = 0 ]; then
+  echo "sqlite-bench: the CPUs were ${busy}% busy over 2 s; run on an idle machine (or --force)" >&2
+  exit 3
+fi
 
 read -r -a arm_list <<<"${arms//,/ }"
 read -r -a thread_list <<<"${threads//,/ }"
@@ -120,7 +132,7 @@ for rep in $(seq 1 "$reps"); do
       i=$((i + 1))
       for arm in "${order[@]}"; do
         line=$("$driver" --arm "$arm" --mode "$mode" --memstatus "$memstatus" --threads "$t" \
-          --seconds "$seconds" --warmup "$warmup" 2>"$out/driver.err")
+          --seconds "$seconds" --warmup "$warmup" ${dir:+--dir "$dir"} 2>"$out/driver.err")
         rc=$?
         done_runs=$((done_runs + 1))
         if [ -n "$line" ]; then

@@ -20,6 +20,13 @@
 //                 writer runs) and the retries are counted.
 //   serialized    one connection (SQLITE_OPEN_FULLMUTEX) for every thread: its recursive mutex
 //                 around each whole API call. Long sections.
+//   wal           a file database in WAL mode (journal_mode=WAL, synchronous=NORMAL: how SQLite is
+//                 deployed most), a connection per thread (NOMUTEX), in a new directory under
+//                 --dir (default $TMPDIR or /tmp), removed after the run. Shared: the WAL index's
+//                 shared-memory mutex (sqlite.fast) at every transaction's start and end, and the
+//                 static ones. One writer at a time: an INSERT that finds the write lock taken is
+//                 SQLITE_BUSY, reset and retried after a sched_yield (counted, as LOCKED above; no
+//                 busy handler, whose sleeps of 1 ms and more would hide every mutex).
 //
 // An operation, identical in every arm: one INSERT of a 32-byte row under a new key, then one point
 // SELECT of a random key this thread inserted before (or just now), prepared statements
@@ -34,11 +41,13 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -78,7 +87,7 @@ constexpr int kKeyShift = 40;
 
 // --- options ---------------------------------------------------------------------------------
 
-enum class mode { private_db, shared_cache, serialized };
+enum class mode { private_db, shared_cache, serialized, wal };
 
 struct options {
   std::string arm = "sqlite";
@@ -88,6 +97,7 @@ struct options {
   std::uint64_t ops = 0;  // per thread; 0: run for `seconds`
   double warmup = 0.5;
   bool memstatus = true;
+  std::string dir;  // wal: where its directory is made; empty: $TMPDIR, else /tmp
   mode m = mode::private_db;
 };
 
@@ -175,7 +185,9 @@ sqlite_error fail(int rc, const std::string& what, sqlite3* db = nullptr) {
   return {rc, msg};
 }
 
-bool is_locked(int rc) noexcept { return (rc & 0xff) == SQLITE_LOCKED; }
+// SQLITE_LOCKED: a shared-cache table lock; SQLITE_BUSY: WAL's write lock (or a checkpoint), taken
+// by another connection. Either is retried after a reset and a yield.
+bool is_locked(int rc) noexcept { return (rc & 0xff) == SQLITE_LOCKED || (rc & 0xff) == SQLITE_BUSY; }
 
 int open_flags(mode m) {
   switch (m) {
@@ -186,6 +198,8 @@ int open_flags(mode m) {
              SQLITE_OPEN_SHAREDCACHE;
     case mode::serialized:
       return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+    case mode::wal:
+      return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   }
   return 0;
 }
@@ -198,17 +212,67 @@ const char* open_flags_text(mode m) {
       return "READWRITE|CREATE|NOMUTEX|URI|SHAREDCACHE";
     case mode::serialized:
       return "READWRITE|CREATE|FULLMUTEX";
+    case mode::wal:
+      return "READWRITE|CREATE|NOMUTEX";
   }
   return "";
 }
 
-const char* db_name(mode m) { return m == mode::shared_cache ? kSharedCacheUri : ":memory:"; }
+// The wal mode's database: a file in a directory of its own, made for the run and removed after it
+// with whatever SQLite left there (the -wal and -shm files), also when the run fails.
+class scratch_dir {
+ public:
+  scratch_dir() = default;
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir() { remove(); }
+
+  // Makes <parent>/spinwise-sqlite-XXXXXX; an empty string on success, else why not.
+  std::string make(std::string parent) {
+    if (parent.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    }
+    std::string templ = parent + "/spinwise-sqlite-XXXXXX";
+    if (mkdtemp(templ.data()) == nullptr)
+      return "cannot make a directory in " + parent + ": " + std::strerror(errno);
+    path_ = templ;
+    return {};
+  }
+  const std::string& path() const noexcept { return path_; }
+  // False when the directory is still there (something else was left in it).
+  bool remove() noexcept {
+    if (path_.empty()) return true;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      ::unlink((path_ + "/bench.db" + suffix).c_str());
+    const bool gone = ::rmdir(path_.c_str()) == 0;
+    path_.clear();
+    return gone;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string g_db_file;  // wal: <scratch dir>/bench.db, set before any connection opens
+
+std::string db_name(mode m) {
+  switch (m) {
+    case mode::shared_cache:
+      return kSharedCacheUri;
+    case mode::wal:
+      return g_db_file;
+    default:
+      return ":memory:";
+  }
+}
 
 sqlite_error open_db(mode m, db_ptr& out) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(db_name(m), &db, open_flags(m), nullptr);
+  const std::string name = db_name(m);
+  const int rc = sqlite3_open_v2(name.c_str(), &db, open_flags(m), nullptr);
   out.reset(db);  // sqlite3_open_v2 may hand back a handle on failure too: closed with `out`
-  if (rc != SQLITE_OK) return fail(rc, std::string("sqlite3_open_v2 ") + db_name(m), db);
+  if (rc != SQLITE_OK) return fail(rc, "sqlite3_open_v2 " + name, db);
   return {};
 }
 
@@ -242,6 +306,26 @@ sqlite_error exec(sqlite3* db, const char* sql) {
   if (sqlite_error e = prepare(db, sql, s)) return e;
   const int rc = step_retrying(s.get(), false, retries);
   return rc == SQLITE_OK ? sqlite_error{} : fail(rc, sql, db);
+}
+
+// A PRAGMA that answers one row: sets `answer` to its first column ("" when it gives no row).
+sqlite_error pragma(sqlite3* db, const char* sql, std::string& answer) {
+  stmt_ptr s;
+  if (sqlite_error e = prepare(db, sql, s)) return e;
+  answer.clear();
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+    if (answer.empty() && text != nullptr) answer = text;
+  }
+  return rc == SQLITE_DONE ? sqlite_error{} : fail(rc, sql, db);
+}
+
+// What every wal connection runs first: commits that write the WAL without an fsync each (the
+// checkpoints still sync), SQLite's advice for WAL.
+sqlite_error wal_connection(sqlite3* db) {
+  std::string answer;
+  return pragma(db, "PRAGMA synchronous=NORMAL", answer);
 }
 
 // SELECT COUNT(*) and PRAGMA integrity_check of the table, after the run.
@@ -402,6 +486,9 @@ class worker {
       if (sqlite_error e = open_db(o_.m, own_)) return e;
       db_ = own_.get();
     }
+    if (o_.m == mode::wal) {
+      if (sqlite_error e = wal_connection(db_)) return e;
+    }
     if (o_.m == mode::private_db) {
       if (sqlite_error e = exec(db_, "CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB NOT NULL)")) return e;
     }
@@ -518,6 +605,8 @@ const char* mode_name(mode m) {
       return "shared-cache";
     case mode::serialized:
       return "serialized";
+    case mode::wal:
+      return "wal";
   }
   return "";
 }
@@ -552,6 +641,14 @@ int run(const options& o) {
   };
 
   const mutex_setup mx = install_arm(o);
+  scratch_dir dir;
+  if (o.m == mode::wal) {
+    if (std::string why = dir.make(o.dir); !why.empty()) {
+      failures.push_back(why);
+      return finish(out);
+    }
+    g_db_file = dir.path() + "/bench.db";
+  }
   out["sqlite"] = {{"version", sqlite3_libversion()},
                    {"library", object_of(reinterpret_cast<const void*>(&sqlite3_libversion))},
                    {"threadsafe", sqlite3_threadsafe()},
@@ -566,10 +663,17 @@ int run(const options& o) {
   }
 
   // The shared modes' connection, opened and given its table before the threads start: in
-  // shared-cache mode it also keeps the in-memory database alive, and runs the checks.
+  // shared-cache mode it also keeps the in-memory database alive, and runs the checks. In wal mode
+  // it turns the file to WAL (persistent: every later connection finds it so).
   db_ptr main_db;
   if (o.m != mode::private_db) {
     sqlite_error e = open_db(o.m, main_db);
+    if (!e && o.m == mode::wal) {
+      std::string journal;
+      e = pragma(main_db.get(), "PRAGMA journal_mode=WAL", journal);
+      if (!e && journal != "wal") e = {SQLITE_ERROR, "PRAGMA journal_mode=WAL answered '" + journal + "'"};
+      if (!e) e = wal_connection(main_db.get());
+    }
     if (!e) e = exec(main_db.get(), "CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB NOT NULL)");
     if (e) {
       failures.push_back(e.what);
@@ -667,6 +771,10 @@ int run(const options& o) {
     integrity = c.integrity;
   }
   main_db.reset();
+  if (o.m == mode::wal) {
+    const std::string where = dir.path();
+    if (!dir.remove()) failures.push_back("could not remove " + where + ": " + std::strerror(errno));
+  }
   if (rows != static_cast<std::int64_t>(inserts)) {
     failures.push_back("rows counted " + std::to_string(rows) + " != inserts done " +
                        std::to_string(inserts));
@@ -701,9 +809,10 @@ int main(int argc, char** argv) {
   app.add_option("--arm", o.arm, "whose mutexes: sqlite (SQLite's own) or a spinwise kind")
       ->check(CLI::IsMember({"sqlite", "hybrid", "adaptive", "ttas", "ticket", "tas", "mcs"}))
       ->capture_default_str();
-  app.add_option("--mode", o.mode_name, "private, shared-cache or serialized")
-      ->check(CLI::IsMember({"private", "shared-cache", "serialized"}))
+  app.add_option("--mode", o.mode_name, "private, shared-cache, serialized or wal")
+      ->check(CLI::IsMember({"private", "shared-cache", "serialized", "wal"}))
       ->capture_default_str();
+  app.add_option("--dir", o.dir, "wal: where the database's directory is made (default $TMPDIR, else /tmp)");
   app.add_option("--threads", o.threads, "threads")->check(CLI::Range(1, 1024))->capture_default_str();
   auto* seconds = app.add_option("--seconds", o.seconds, "length of the measured window")
                       ->check(CLI::Range(0.01, 3600.0))
@@ -733,6 +842,7 @@ int main(int argc, char** argv) {
   o.memstatus = memstatus == "on";
   o.m = o.mode_name == "private"        ? mode::private_db
         : o.mode_name == "shared-cache" ? mode::shared_cache
+        : o.mode_name == "wal"          ? mode::wal
                                         : mode::serialized;
   return run(o);
 }

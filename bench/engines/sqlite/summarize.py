@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import run_context  # noqa: E402  (the machine, named as spinwise's tools name it)
 from compare import busy_share  # noqa: E402  (how busy the CPUs are now, as bench/compare.sh says it)
 
-CELLS = ("private", "private-memstatus-off", "shared-cache", "serialized")
+CELLS = ("private", "private-memstatus-off", "shared-cache", "serialized", "wal")
 CELL_TEXT = {
     "private": "private: a `:memory:` database per thread; shared: SQLite's static mutexes, "
                "static_mem on every allocation (short sections)",
@@ -36,6 +36,8 @@ CELL_TEXT = {
                     "shared: the B-tree mutex, sqlite.fast (medium sections)",
     "serialized": "serialized: one `SQLITE_OPEN_FULLMUTEX` connection for every thread; shared: its "
                   "recursive mutex, sqlite.recursive (long sections)",
+    "wal": "wal: one file database in WAL mode (synchronous=NORMAL), a connection per thread; shared: "
+           "the WAL index's mutex, sqlite.fast, at each transaction, and one writer at a time (BUSY retries)",
 }
 COLLAPSE = 0.5  # a kind "collapses" in a cell where it does half the reference's operations or fewer
 
@@ -92,11 +94,11 @@ def cell_table(cell, runs, arms, cpus, reps):
     ok = [r for r in runs if r["cell"] == cell and r.get("ok")]
     if not ok:
         return []
-    retries = cell == "shared-cache"
+    retries = cell in ("shared-cache", "wal")
     head = ["threads", "arm", "ops/s median [min-max]", f"ratio to {arms[0]}", "p99 us", f"CPU/op ratio to {arms[0]}",
             "CPU ns/op", "spinwise's hottest class"]
     if retries:
-        head.insert(6, "LOCKED retries/op")
+        head.insert(6, "LOCKED/BUSY retries/op")
     head.append("note")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     threads = sorted({r["threads"] for r in ok})
