@@ -35,6 +35,7 @@ struct waiter {
   pthread_t t;
   pid_t tid = 0;
   std::atomic<int> go{0};
+  std::atomic<int> going{0};  // saw go: its next action is the lock, no system call between
   int rc = -1;
 };
 waiter g_waiters[2];
@@ -43,6 +44,7 @@ void* wait_on_mutex(void* p) {
   auto* w = static_cast<waiter*>(p);
   w->tid = gettid();
   while (w->go.load() == 0) usleep(100);
+  w->going.store(1);
   w->rc = pthread_mutex_lock(&g_m);
   w->rc |= pthread_mutex_unlock(&g_m);
   return nullptr;
@@ -53,6 +55,8 @@ void prepare_and_queue() {
   pthread_mutex_lock(&g_m);
   for (auto& w : g_waiters) {
     w.go.store(1);
+    // Asleep in its usleep() would pass for asleep in the lock: first see it leave the loop.
+    while (w.going.load() == 0) usleep(50);
     sc::wait_blocked(w.tid);
   }
 }

@@ -155,22 +155,51 @@ inline bool task_stat(pid_t pid, pid_t tid, char* state, unsigned long long* tic
   return true;
 }
 
+// The context switches of thread tid of process pid so far, voluntary and not (/proc/.../status):
+// a thread that sleeps or yields gives up its CPU, one that spins is taken off it by the scheduler
+// when others want the CPU, and each time adds one.
+inline bool task_switches(pid_t pid, pid_t tid, unsigned long long* n) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/status", static_cast<int>(pid), static_cast<int>(tid));
+  FILE* f = fopen(path, "re");
+  if (f == nullptr) return false;
+  char line[256];
+  int found = 0;
+  unsigned long long v = 0, total = 0;
+  while (found < 2 && fgets(line, sizeof line, f) != nullptr) {
+    if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+        sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1) {
+      total += v;
+      ++found;
+    }
+  }
+  fclose(f);
+  *n = total;
+  return found == 2;
+}
+
 // Returns once thread tid (of process pid; 0: this one), which announced that its next action is a
-// call that may block, is inside that call: asleep ('S'), or spinning in it (the spinning kinds
-// never sleep: 3 clock ticks of CPU time spent since the announcement). A thread that is running
-// its last instructions before the call has neither.
+// call that may block, is inside that call: asleep ('S'), or waiting in it without sleeping (the
+// spinning kinds never sleep): 3 clock ticks of CPU time, or 3 context switches, since the
+// announcement. A thread that is running its last instructions before the call has none of these:
+// no system call lies between the announcement and the call, and a slice of CPU is enough to
+// reach it, so a third switch finds it inside. Beside a CPU hog a spinner is preempted over and
+// over and may be charged no tick in seconds (flake hunt, 2026-12-06: 0 ticks after 3 s of
+// spinning, 847 preemptions; two scenarios under ttas hung here), but each switch is counted.
 inline void wait_blocked(pid_t tid, pid_t pid = 0) {
   if (pid == 0) pid = getpid();
   char st = '?';
-  unsigned long long base = 0, now = 0;
+  unsigned long long base = 0, now = 0, switches_base = 0, switches = 0;
   bool have_base = false;
   for (;;) {
     if (!task_stat(pid, tid, &st, &now)) return;  // gone: not blocked any more
     if (st == 'S' || st == 'D') return;
+    const bool have_switches = task_switches(pid, tid, &switches);
     if (!have_base) {
       base = now;
+      switches_base = switches;
       have_base = true;
-    } else if (now >= base + 3) {
+    } else if (now >= base + 3 || (have_switches && switches >= switches_base + 3)) {
       return;
     }
     usleep(200);  // polling: a handshake with a thread that cannot answer
