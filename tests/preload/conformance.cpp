@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "diff/scenario.hpp"  // sc::wait_child
+
 extern "C" {
 extern int ctor_lib_ok;
 extern int ctor_lib_before_interposer;
@@ -768,18 +770,12 @@ void fork_in_a_threaded_program() {
 // Waits up to 10 s for child `pid` of round `r` to exit with status 0 (checked); false when it is
 // still running then (killed, with `what` said): a child that hangs is counted, not waited for.
 bool child_exited_well(pid_t pid, const char* test, int r, const char* what) {
-  int status = 0;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  pid_t got = 0;
-  while ((got = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up)
-    usleep(200);
-  if (got == 0) {
+  const int status = sc::wait_child(pid, 10'000);
+  if (status == -1) {
     std::fprintf(stderr, "conformance: %s round %d: %s\n", test, r, what);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
     return false;
   }
-  CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
   return true;
 }
 

@@ -99,6 +99,7 @@ struct options {
   bool memstatus = true;
   std::string dir;  // wal: where its directory is made; empty: $TMPDIR, else /tmp
   mode m = mode::private_db;
+  std::string db_file;  // wal: <its directory>/bench.db, set by run() before any connection opens
 };
 
 // --- operation latencies ---------------------------------------------------------------------
@@ -187,7 +188,7 @@ sqlite_error fail(int rc, const std::string& what, sqlite3* db = nullptr) {
 
 // SQLITE_LOCKED: a shared-cache table lock; SQLITE_BUSY: WAL's write lock (or a checkpoint), taken
 // by another connection. Either is retried after a reset and a yield.
-bool is_locked(int rc) noexcept { return (rc & 0xff) == SQLITE_LOCKED || (rc & 0xff) == SQLITE_BUSY; }
+bool held_elsewhere(int rc) noexcept { return (rc & 0xff) == SQLITE_LOCKED || (rc & 0xff) == SQLITE_BUSY; }
 
 int open_flags(mode m) {
   switch (m) {
@@ -254,34 +255,32 @@ class scratch_dir {
   std::string path_;
 };
 
-std::string g_db_file;  // wal: <scratch dir>/bench.db, set before any connection opens
-
-std::string db_name(mode m) {
-  switch (m) {
+std::string db_name(const options& o) {
+  switch (o.m) {
     case mode::shared_cache:
       return kSharedCacheUri;
     case mode::wal:
-      return g_db_file;
+      return o.db_file;
     default:
       return ":memory:";
   }
 }
 
-sqlite_error open_db(mode m, db_ptr& out) {
+sqlite_error open_db(const options& o, db_ptr& out) {
   sqlite3* db = nullptr;
-  const std::string name = db_name(m);
-  const int rc = sqlite3_open_v2(name.c_str(), &db, open_flags(m), nullptr);
+  const std::string name = db_name(o);
+  const int rc = sqlite3_open_v2(name.c_str(), &db, open_flags(o.m), nullptr);
   out.reset(db);  // sqlite3_open_v2 may hand back a handle on failure too: closed with `out`
   if (rc != SQLITE_OK) return fail(rc, "sqlite3_open_v2 " + name, db);
   return {};
 }
 
-// Steps `s` until it is done (or gives a row, with `want_row`), retrying SQLITE_LOCKED (shared-cache
-// table locks) after a reset and a yield; counts the retries into `retries`.
+// Steps `s` until it is done (or gives a row, with `want_row`), retrying what another connection
+// holds (held_elsewhere) after a reset and a yield; counts the retries into `retries`.
 int step_retrying(sqlite3_stmt* s, bool want_row, std::uint64_t& retries) {
   for (;;) {
     const int rc = sqlite3_step(s);
-    if (!is_locked(rc))
+    if (!held_elsewhere(rc))
       return (want_row && rc == SQLITE_ROW) || (!want_row && rc == SQLITE_DONE) ? SQLITE_OK : rc;
     sqlite3_reset(s);
     ++retries;
@@ -295,8 +294,8 @@ sqlite_error prepare(sqlite3* db, const char* sql, stmt_ptr& out) {
     const int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
     out.reset(s);
     if (rc == SQLITE_OK) return {};
-    if (!is_locked(rc)) return fail(rc, std::string("prepare ") + sql, db);
-    sched_yield();  // the schema's table lock, held by a writer of the shared cache
+    if (!held_elsewhere(rc)) return fail(rc, std::string("prepare ") + sql, db);
+    sched_yield();  // the schema's table lock, held by a writer of the shared cache (or WAL's lock)
   }
 }
 
@@ -483,7 +482,7 @@ class worker {
  private:
   sqlite_error set_up() {
     if (o_.m != mode::serialized) {
-      if (sqlite_error e = open_db(o_.m, own_)) return e;
+      if (sqlite_error e = open_db(o_, own_)) return e;
       db_ = own_.get();
     }
     if (o_.m == mode::wal) {
@@ -611,7 +610,7 @@ const char* mode_name(mode m) {
   return "";
 }
 
-int run(const options& o) {
+int run(options o) {
   json out;
   out["format"] = kFormat;
   out["version"] = kFormatVersion;
@@ -647,7 +646,7 @@ int run(const options& o) {
       failures.push_back(why);
       return finish(out);
     }
-    g_db_file = dir.path() + "/bench.db";
+    o.db_file = dir.path() + "/bench.db";
   }
   out["sqlite"] = {{"version", sqlite3_libversion()},
                    {"library", object_of(reinterpret_cast<const void*>(&sqlite3_libversion))},
@@ -655,7 +654,7 @@ int run(const options& o) {
                    {"mutexes", mx.mutexes},
                    {"mutex_methods_saved", mx.methods_saved},
                    {"mutex_methods_from", mx.methods_from},
-                   {"open", db_name(o.m)},
+                   {"open", db_name(o)},
                    {"open_flags", open_flags_text(o.m)}};
   if (mx.error) {
     failures.push_back(mx.error.what);
@@ -667,7 +666,7 @@ int run(const options& o) {
   // it turns the file to WAL (persistent: every later connection finds it so).
   db_ptr main_db;
   if (o.m != mode::private_db) {
-    sqlite_error e = open_db(o.m, main_db);
+    sqlite_error e = open_db(o, main_db);
     if (!e && o.m == mode::wal) {
       std::string journal;
       e = pragma(main_db.get(), "PRAGMA journal_mode=WAL", journal);
