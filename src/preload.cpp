@@ -49,6 +49,7 @@
 #include "spinwise/detail/env.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/park_on_marked_word.hpp"
 #include "spinwise/runtime/knob_config.hpp"
 #include "spinwise/runtime/stats_report.hpp"
 #include "spinwise/spin_shared_mutex.hpp"
@@ -282,7 +283,7 @@ template <int K, class Class, bool S>
 struct mutex_lock_of;
 template <class Class, bool S>
 struct mutex_lock_of<k_hybrid, Class, S> {
-  using type = hybrid_mutex_t<hybrid_mutex::policy, stats_of<Class, S>>;
+  using type = hybrid_mutex_t<park_on_marked_word<hybrid_mutex::policy>, stats_of<Class, S>>;
 };
 template <class Class, bool S>
 struct mutex_lock_of<k_adaptive, Class, S> {

@@ -10,7 +10,9 @@
 #                            MariaDB server and client binaries (the -core packages: no system
 #                            service is installed or started), sysbench, and perf for cpu-clock
 #                            sampling; memcached and memcaslap (libmemcached-tools) for
-#                            bench/engines/memcached. Not part of the default set.
+#                            bench/engines/memcached; pigz, zstd and Debian's python3 for the
+#                            real-program harness (bench/engines/programs). Not part of the
+#                            default set.
 set -euo pipefail
 
 case ${1:-} in
@@ -33,7 +35,7 @@ packages=(
 )
 [ "$set_name" = calibrate ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev)
 [ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox
-  memcached libmemcached-tools)
+  memcached libmemcached-tools pigz zstd python3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,8 +11,9 @@
 #      tests that reach the relax instruction once per other kind (yield, sb, none)
 #   (stages 3-5 build spinwise-stress and its tests but not the spinwise-bench microbenchmarks)
 #   6. fuzz: the profile loader's libFuzzer target (clang, -fsanitize=fuzzer,address), ~1 minute
-#   7. engines: the real-MariaDB harness's smoke run (bench/engines/mariadb) and the memcached
-#      harness's (bench/engines/memcached, memcached under libspinwise-preload.so), when the engine
+#   7. engines: the real-MariaDB harness's smoke run (bench/engines/mariadb), the memcached
+#      harness's (bench/engines/memcached, memcached under libspinwise-preload.so) and the
+#      real-program harness's (bench/engines/programs: sysbench, pigz, zstd, CPython), when the engine
 #      packages are installed (tools/setup.sh engines) and this is root; skipped, saying so, if not
 # Each stage prints what it ran and ctest's summary (and, when it fails, what the failing tests
 # said; the whole output is in <build>/<stage>/ctest-output.log); the last line counts the stages.
@@ -276,10 +277,28 @@ PY
   rm -rf "$out"
   [ "$before" = "$after" ] || { echo "--- engines: the memcached harness left a server or a temporary directory behind: $after"; return 1; }
 }
+# The real-program harness's smoke mode (bench/engines/programs): every program, with no preload,
+# through the interposer (glibc) and on hybrid, each run's output checked; run.py exits non-zero
+# when a run failed or a program's output was wrong.
+engines_programs() {
+  local t missing=()
+  for t in sysbench pigz zstd /usr/bin/python3 cc; do command -v "$t" >/dev/null || missing+=("$t"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "--- engines: programs smoke skipped (not installed: ${missing[*]}; tools/setup.sh engines installs them)"
+    return 0
+  fi
+  local lib="$root/$broot/release/src/libspinwise-preload.so" out
+  [ -f "$lib" ] || build $broot/release -DCMAKE_BUILD_TYPE=Release || return 1
+  out=$(mktemp -d) || return 1
+  python3 bench/engines/programs/run.py --smoke --force --preload "$lib" --out "$out" >/dev/null || { rm -rf "$out"; return 1; }
+  echo "--- engines: programs smoke, $(grep -c '"ok": true' "$out/runs.jsonl") runs ok"
+  rm -rf "$out"
+}
 stage_engines() {
   local rc=0
   engines_mariadb || rc=1
   engines_memcached || rc=1
+  engines_programs || rc=1
   return $rc
 }
 

@@ -73,8 +73,9 @@ class hybrid_raw : public raw_lock {
   // CAS 0 -> `take`, spinning Policy rounds between polls; once the budget is spent, yield once,
   // then mark the word and sleep; after each wake-up a fresh budget. Under a policy that hands off
   // promptly (prompt_time_policy) a round ends early once the word looks free; the default's
-  // rounds run their course. Returns true with the lock held; false only for a timed wait whose
-  // deadline passed (a wait that does not end in the lock is not reported).
+  // rounds run their course. Under a policy that parks on a marked word (park_on_marked_word.hpp)
+  // an episode that starts on a word of 2 parks without a round. Returns true with the lock held; false only
+  // for a timed wait whose deadline passed (a wait that does not end in the lock is not reported).
   template <class Stats, class Deadline>
   SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
     park_episodes<Policy, Stats> wt(this, lock_mode::x, site);
@@ -97,7 +98,8 @@ class hybrid_raw : public raw_lock {
         if (take == kContended && word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
         return false;  // a thread that never slept consumed no wake-up: nothing to restore
       }
-      if (wt.step(looks_free)) continue;  // a round; after the budget InnoDB's one yield, then the OS wait
+      if (wt.step(looks_free, c == kContended))
+        continue;  // a round; after the budget InnoDB's one yield, then the OS wait
       // 1 -> 2 (announce a sleeper), or 0 -> 2 (it was freed: ours, marked contended).
       if (word_.exchange(kContended, std::memory_order_acquire) == kFree) break;
       bool slept;

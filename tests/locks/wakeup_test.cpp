@@ -18,6 +18,7 @@
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/park_behind_sleepers.hpp"
+#include "spinwise/park_on_marked_word.hpp"
 
 namespace {
 
@@ -437,6 +438,70 @@ TEST(ParkBehindSleepers, TheSleeperCountReturnsToZero) {
   EXPECT_LE(counter, 8u * 20'000u);
   EXPECT_GE(counter, 8u * 20'000u * 63u / 64u);
   EXPECT_EQ(spinwise::detail::sleepers<P>.load(), 0u);
+}
+
+// --- park_on_marked_word ------------------------------------------------------------------------
+
+// The rule (park_on_marked_word.hpp): a wait that finds its lock's word marked (a waiter may sleep
+// there) parks at once. The first waiter finds the word merely held: it spins its budget, yields
+// and sleeps, marking the word; the second, started once the kernel counts the first inside its
+// futex wait, must report no round and no yield. Bug guarded: the marked word not passed to the
+// wait's step (or the trait not read), the second waiter spins its 30 rounds too.
+struct pom_id;
+TEST(ParkOnMarkedWord, AWaitOnAMarkedWordParksWithoutSpinning) {
+  using P = spinwise::park_on_marked_word<spinwise::hybrid_mutex::policy>;
+  using stats = episode_stats<pom_id>;
+  static spinwise::hybrid_mutex_t<P, stats> m;
+  stats::reset();
+  m.lock();
+  std::thread first([] {
+    m.lock();
+    m.unlock();
+  });
+  if (!spinwise_test::await_futex_waiters(word_of(m), 2, 1)) {
+    m.unlock();
+    first.join();
+    GTEST_SKIP() << "the kernel does not say who sleeps on a futex here";
+  }
+  ASSERT_EQ(stats::waits.load(), 0u);
+  std::thread second([] {
+    m.lock();
+    m.unlock();
+  });
+  ASSERT_TRUE(spinwise_test::await_futex_waiters(word_of(m), 2, 2));
+  m.unlock();
+  first.join();
+  second.join();
+  EXPECT_EQ(stats::waits.load(), 2u);
+  EXPECT_EQ(stats::rounds.load(), spinwise::hybrid_mutex::policy::spin_loops())
+      << "the second waiter spun on a word that said a waiter sleeps";
+  EXPECT_EQ(stats::yields.load(), 1u) << "only the first waiter may yield";
+  EXPECT_EQ(stats::parks.load(), 2u) << "each waiter slept once, woken by the unlock before it";
+}
+
+// On a word merely held (no sleeper marked) the wait is the policy's: its budget, the yield, then
+// the futex. Bug guarded: a rule that parks on any busy word would make this lock glibc's.
+struct pom_held_id;
+TEST(ParkOnMarkedWord, OnAWordMerelyHeldTheWaitSpins) {
+  using P = spinwise::park_on_marked_word<spinwise::hybrid_mutex::policy>;
+  using stats = episode_stats<pom_held_id>;
+  static spinwise::hybrid_mutex_t<P, stats> m;
+  stats::reset();
+  m.lock();
+  std::thread waiter([] {
+    m.lock();
+    m.unlock();
+  });
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (word_of(m).load() != 2u) {  // marked by the waiter just before it sleeps: its budget is spent
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the waiter never went to sleep";
+    std::this_thread::yield();
+  }
+  m.unlock();
+  waiter.join();
+  EXPECT_EQ(stats::waits.load(), 1u);
+  EXPECT_EQ(stats::rounds.load(), spinwise::hybrid_mutex::policy::spin_loops());
+  EXPECT_EQ(stats::yields.load(), 1u);
 }
 
 }  // namespace

@@ -9,7 +9,10 @@
 #   bench/engines/memcached/run.sh [--preload PATH] [--out DIR] [--reps N] [--seconds S]
 #       [--threads "4 8 16"] [--conns "64 256"] [--mixes "default set-heavy"]
 #       [--arms "none glibc hybrid adaptive"] [--spin-arms "ttas"] [--no-sysbench | --sysbench-only]
-#       [--smoke] [--force]
+#       [--baseline PATH] [--smoke] [--force]
+#
+# --baseline PATH: another build's interposer (the last landed revision's); an arm KIND@base runs
+# KIND under it, interleaved with the others, so a change is compared run for run.
 #
 # Needs memcached, memcaslap (libmemcached-tools) and sysbench: tools/setup.sh engines. Exit 2 for
 # a bad flag, 3 when the CPUs are busy (over 20% in the 2 s before the start; --force runs anyway),
@@ -29,11 +32,14 @@ spin_arms="ttas"
 sysbench=1
 force=0
 preload_given=0
+baseline=""
+cmdline="$*"  # for context.json, before the options are shifted away
 smoke=0
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;p;}' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --preload) preload=$2; preload_given=1; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
@@ -59,6 +65,8 @@ done
 for a in $arms $spin_arms; do
   case "$a" in
     none|glibc|hybrid|adaptive|ttas) ;;
+    glibc@base|hybrid@base|adaptive@base|ttas@base)
+      [ -f "$baseline" ] || { echo "run.sh: arm '$a' needs --baseline PATH, an existing library" >&2; exit 2; } ;;
     ticket|mcs) echo "run.sh: the interposer has no '$a' kind any more (docs/preload.md, \"No FIFO kind\")" >&2; exit 2 ;;
     *) echo "run.sh: unknown arm '$a'" >&2; exit 2 ;;
   esac
@@ -98,7 +106,7 @@ PY
 if python3 -c "import sys; sys.exit(0 if float('$busy') > 20 else 1)" && [ $force = 0 ]; then
   echo "run.sh: the CPUs were ${busy}% busy over 2 s; run on an idle machine (or --force)" >&2; exit 3
 fi
-python3 - "$out/context.json" "$busy" "$*" <<'PY'
+python3 - "$out/context.json" "$busy" "$cmdline" <<'PY'
 import json, os, platform, subprocess, sys, time
 cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
 fam = {k.strip(): v for k, v in (l.split(':', 1) for l in open('/proc/cpuinfo') if ':' in l)}
@@ -142,7 +150,9 @@ PY
 }
 arm_env() {  # the arm's environment, one assignment a line
   [ "$1" = none ] && return 0
-  printf 'LD_PRELOAD=%s\nSPINWISE_PRELOAD_LOCK=%s\nSPINWISE_PRELOAD_STATS=%s\n' "$preload" "$1" "$tmp/stats.json"
+  local lib=$preload
+  [ "${1%@base}" != "$1" ] && lib=$baseline
+  printf 'LD_PRELOAD=%s\nSPINWISE_PRELOAD_LOCK=%s\nSPINWISE_PRELOAD_STATS=%s\n' "$lib" "${1%@base}" "$tmp/stats.json"
 }
 
 failed=0

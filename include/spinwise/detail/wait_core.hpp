@@ -139,6 +139,13 @@ template <class Policy>
 struct parks_behind_sleepers<Policy, std::enable_if_t<Policy::kParkBehindSleepers>> : std::true_type {};
 template <class Policy>
 inline std::atomic<std::uint32_t> sleepers{0};
+// A policy may ask a parking lock not to spin on a lock that has a sleeper of its own
+// (park_on_marked_word.hpp, Policy::kParkOnMarkedWord): an episode that starts on a lock word
+// saying a waiter may sleep there parks at its first step.
+template <class Policy, class = void>
+struct parks_on_marked_word : std::false_type {};
+template <class Policy>
+struct parks_on_marked_word<Policy, std::enable_if_t<Policy::kParkOnMarkedWord>> : std::true_type {};
 
 // One wait of a lock that parks, with its statistics: spin episodes (Policy rounds while the
 // budget lasts, then one yield) with a sleep between them, InnoDB's shape. The lock polls its
@@ -162,12 +169,17 @@ class park_episodes : public one_wait<Policy, Stats> {
   // The same without the poll after the yield: a round while the budget lasts (true), then the
   // episode's one yield (false: park now). For a lock whose step to the park takes a free word
   // too (hybrid_mutex's exchange); a poll there cost hybrid_mutex_adaptive 0.93x at 2 threads.
+  // marked: the lock's word says a waiter may sleep on it (read only under parks_on_marked_word).
   template <class Until = never_ready>
-  bool step(Until&& until = {}) noexcept {
-    if constexpr (parks_behind_sleepers<Policy>::value) {
-      // An episode's first step, while a waiter of this policy sleeps: park now, without a round
-      // or the yield, and learn nothing (no spin was tried).
-      if (this->w.rounds() == 0 && !yielded_ && sleepers<Policy>.load(std::memory_order_relaxed) != 0) {
+  bool step(Until&& until = {}, bool marked = false) noexcept {
+    if constexpr (parks_behind_sleepers<Policy>::value || parks_on_marked_word<Policy>::value) {
+      // An episode's first step, while a waiter of this policy sleeps (or one of this lock's):
+      // park now, without a round or the yield, and learn nothing (no spin was tried).
+      bool behind = false;
+      if constexpr (parks_behind_sleepers<Policy>::value)
+        behind = sleepers<Policy>.load(std::memory_order_relaxed) != 0;
+      if constexpr (parks_on_marked_word<Policy>::value) behind = behind || marked;
+      if (behind && this->w.rounds() == 0 && !yielded_) {
         learnt_ = true;
         yielded_ = true;
         return false;
