@@ -19,8 +19,12 @@ def main(src, preload, out):
     shutil.rmtree(out, ignore_errors=True)
     rc = subprocess.run([sys.executable, os.path.join(src, "bench", "engines", "programs", "run.py"), "--smoke",
                          "--force", "--preload", preload, "--out", out, "--programs", " ".join(PROGRAMS)]).returncode
-    runs = [json.loads(line) for line in open(os.path.join(out, "runs.jsonl")) if line.strip()]
     problems = [] if rc == 0 else [f"run.py exited {rc}"]
+    log = os.path.join(out, "runs.jsonl")
+    if not os.path.exists(log):
+        print(f"programs_smoke: run.py exited {rc} before it ran a program (no {log})", file=sys.stderr)
+        return 1
+    runs = [json.loads(line) for line in open(log) if line.strip()]
     problems += [f"{r['program']} {r['arm']}: {r.get('error')}" for r in runs if not r.get("ok")]
     for prog in PROGRAMS:
         arms = {r["arm"] for r in runs if r["program"] == prog and not r["counters"] and r.get("ok")}

@@ -197,7 +197,8 @@ sys.exit(1)"; then
     "$seconds" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" "$((cs1 - cs0))" >> "$out/runs.jsonl" || failed=1
 }
 
-# The arms in order, and reversed for the next cell: A B C D, D C B A, A B C D, ...
+# The arms in order, and reversed for the next cell: A B C D, D C B A, A B C D, ...; each
+# repetition starts the other way round from the last, so a cell's arms swap places between them.
 flip=0
 order_arms() {  # sets `ordered`
   local list=($1)
@@ -208,6 +209,7 @@ order_arms() {  # sets `ordered`
 max_t=$(echo $threads | tr ' ' '\n' | sort -n | tail -1)
 echo "run.sh: $out (CPUs ${busy}% busy before the start)"
 for rep in $(seq 1 "$reps"); do
+  flip=$(((rep + 1) % 2))  # the next repetition starts the other way round: no arm keeps its place
   for mix in $mixes; do
     for c in $conns; do
       for t in $threads; do
@@ -222,6 +224,7 @@ done
 
 if [ $sysbench = 1 ] && command -v sysbench >/dev/null; then
   for rep in $(seq 1 "$reps"); do
+    flip=$(((rep + 1) % 2))
     for test in mutex threads; do
       order_arms "$arms"
       for arm in "${ordered[@]}"; do

@@ -101,6 +101,9 @@ def main(argv):
     targets = []
     for name, what in ctx["programs"].items():
         rs = [r for r in timed if r["program"] == name and r.get("ok")]
+        for arm, label in ((DEFAULT_KIND, name), ("glibc", name + " (the interposer's own cost: glibc vs none)")):
+            if arm in arms and not any(r["arm"] == arm for r in rs):
+                targets.append((label, None))  # no successful run: the table says so
         if not rs:
             continue
         unit = ctx["units"][name]
@@ -109,9 +112,11 @@ def main(argv):
             r["cpu_per_unit"] = r["cpu_s"] / r["work"]
             by_rep[r["rep"]][r["arm"]] = r
         counters = {r["arm"]: r for r in runs if r["program"] == name and r.get("counters") and r.get("ok")}
+        base_col = any(x.endswith("@base") for x in arms)
         L += [f"## {name}", "", what + ".", "",
-              f"| arm | {unit}/s median [interval] | vs none | vs glibc | CPU/unit vs none | cs per 1000 {unit} | counters |",
-              "|---|---|---|---|---|---|---|"]
+              f"| arm | {unit}/s median [interval] | vs none | vs glibc | {'vs KIND@base | ' if base_col else ''}"
+              f"CPU/unit vs none | cs per 1000 {unit} | counters |",
+              "|---|---|---|---|---|---|---|" + ("---|" if base_col else "")]
         for arm in arms:
             mine = [r for r in rs if r["arm"] == arm]
             if not mine:
@@ -131,8 +136,12 @@ def main(argv):
                 cnt = "-"
             scale, suffix = (1e-6, "M") if thr[0] >= 1e6 else (1e-3, "k") if thr[0] >= 1e4 else (1, "")
             thr_s = f"{thr[0] * scale:.3g}{suffix} [{thr[1] * scale:.3g}-{thr[2] * scale:.3g}]"
+            vs_base = ""
+            if base_col:
+                m = iv.median(paired(by_rep, arm, arm + "@base", "throughput")) if arm + "@base" in arms else None
+                vs_base = f"{fmt(m)} | "
             L.append(f"| {arm} | {thr_s} | {fmt(vs_none) if arm != 'none' else '(reference)'} | "
-                     f"{fmt(vs_glibc) if vs_glibc else '-'} | {fmt(cpu) if cpu else '-'} | {cs:.1f} | {cnt} |")
+                     f"{fmt(vs_glibc) if vs_glibc else '-'} | {vs_base}{fmt(cpu) if cpu else '-'} | {cs:.1f} | {cnt} |")
             if arm == DEFAULT_KIND:
                 targets.append((name, vs_none))
             if arm == "glibc":

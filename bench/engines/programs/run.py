@@ -25,6 +25,7 @@ runs anyway), 1 when a run failed.
 """
 import argparse
 import json
+import math
 import os
 import random
 import re
@@ -105,8 +106,9 @@ class Program:
     or None, error or None): the work done, the program's own measure of its time where it has one,
     and what was wrong with its output."""
 
-    def __init__(self, name, what, unit, argv, check, needs):
+    def __init__(self, name, what, unit, argv, check, needs, outputs=lambda tmp: []):
         self.name, self.what, self.unit, self.argv, self.check, self.needs = name, what, unit, argv, check, needs
+        self.outputs = outputs  # files a run writes, removed before the next run
 
 
 def sysbench_events(out):
@@ -208,9 +210,9 @@ def programs(scale, seconds):
         Program("python-queue", f"CPython queue.Queue(64), 4 producers, 4 consumers, {pq_n} items each",
                 "items", py_queue, py_queue_check, [PYTHON]),
         Program("pigz", "pigz -p 4 -6 of a generated text file, decompressed and compared", "MB",
-                compress("pigz"), compress_check("pigz"), ["pigz"]),
+                compress("pigz"), compress_check("pigz"), ["pigz"], lambda tmp: [compressed(tmp, "pigz")]),
         Program("zstd", "zstd -T4 -10 of the same file, decompressed and compared", "MB", compress("zstd"),
-                compress_check("zstd"), ["zstd"]),
+                compress_check("zstd"), ["zstd"], lambda tmp: [compressed(tmp, "zstd")]),
     ]
 
 
@@ -255,6 +257,9 @@ def run_one(prog, arm, preload, tmp, rep, stats=None, timeout=300):
     """One run: its record (a dict), ok False when it failed or its output was wrong."""
     rec = {"program": prog.name, "arm": arm, "rep": rep, "ok": False, "counters": stats is not None}
     out_path = os.path.join(tmp, "stdout")
+    for stale in [stats] + prog.outputs(tmp):  # nothing a previous run wrote can pass for this one's
+        if stale and os.path.exists(stale):
+            os.unlink(stale)
     t0 = time.monotonic()
     try:
         with open(out_path, "wb") as out, open(os.path.join(tmp, "stderr"), "wb") as err:
@@ -287,13 +292,13 @@ def run_one(prog, arm, preload, tmp, rep, stats=None, timeout=300):
     if error:
         rec["error"] = error
         return rec
-    rec.update(ok=True, work=work, seconds=own_s or wall, throughput=work / (own_s or wall))
     if stats:
         rec["preload"] = preload_counters(stats)
-        try:
-            os.unlink(stats)
-        except OSError:
-            pass
+        if not (rec["preload"] or {}).get("acquisitions"):
+            # ld.so only warns when LD_PRELOAD cannot be loaded: the run was glibc's, not the arm's.
+            rec["error"] = "the interposer's statistics counted no lock (was it loaded?)"
+            return rec
+    rec.update(ok=True, work=work, seconds=own_s or wall, throughput=work / (own_s or wall))
     return rec
 
 
@@ -317,10 +322,18 @@ def main(argv):
         return 0 if e.code == 0 else 2
     if a.smoke:
         a.reps, a.scale, a.seconds, a.arms, a.no_memcached = 1, 0.02, 1, "none glibc hybrid", True
-    if a.reps < 1 or a.scale <= 0 or a.seconds < 1:
+    if a.reps < 1 or not (math.isfinite(a.scale) and a.scale > 0) or a.seconds < 1:
         print("run.py: --reps and --seconds take a positive integer, --scale a positive number", file=sys.stderr)
         return 2
+    if a.out and os.path.exists(a.out) and not os.path.isdir(a.out):
+        print(f"run.py: --out {a.out} is not a directory", file=sys.stderr)
+        return 2
+    a.preload = os.path.abspath(a.preload)
+    a.baseline = os.path.abspath(a.baseline) if a.baseline else None
     arms = a.arms.split()
+    if len(set(arms)) != len(arms):
+        print(f"run.py: an arm is named twice in --arms '{a.arms}'", file=sys.stderr)
+        return 2
     bad = [x for x in arms if x not in ARMS and not (x.endswith("@base") and x[:-5] in ARMS[1:])]
     if bad or not arms:
         print(f"run.py: unknown arm {' '.join(bad) or '(none given)'} (known: {' '.join(ARMS)})", file=sys.stderr)
@@ -381,12 +394,12 @@ def main(argv):
                     print(f"run.py: {rec['program']} {rec['arm']} rep {rec['rep']} failed: {rec.get('error')}",
                           file=sys.stderr, flush=True)
 
-            flip = False
             for rep in range(1, a.reps + 1):
-                for prog in progs:
-                    for arm in (reversed(arms) if flip else arms):
+                for i, prog in enumerate(progs):
+                    # A B C D E, then E D C B A for the next program and for the same program in
+                    # the next repetition: no arm keeps one place in the order.
+                    for arm in (reversed(arms) if (rep + i) % 2 == 0 else arms):
                         record(run_one(prog, arm, (a.preload, a.baseline), tmp, rep))
-                    flip = not flip
             if not a.no_counters:
                 for prog in progs:
                     for arm in arms:

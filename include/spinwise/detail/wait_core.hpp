@@ -174,15 +174,18 @@ class park_episodes : public one_wait<Policy, Stats> {
   bool step(Until&& until = {}, bool marked = false) noexcept {
     if constexpr (parks_behind_sleepers<Policy>::value || parks_on_marked_word<Policy>::value) {
       // An episode's first step, while a waiter of this policy sleeps (or one of this lock's):
-      // park now, without a round or the yield, and learn nothing (no spin was tried).
-      bool behind = false;
-      if constexpr (parks_behind_sleepers<Policy>::value)
-        behind = sleepers<Policy>.load(std::memory_order_relaxed) != 0;
-      if constexpr (parks_on_marked_word<Policy>::value) behind = behind || marked;
-      if (behind && this->w.rounds() == 0 && !yielded_) {
-        learnt_ = true;
-        yielded_ = true;
-        return false;
+      // park now, without a round or the yield, and learn nothing (no spin was tried). The class's
+      // count is read on that step only, never in the rounds.
+      if (this->w.rounds() == 0 && !yielded_) {
+        bool behind = false;
+        if constexpr (parks_on_marked_word<Policy>::value) behind = marked;
+        if constexpr (parks_behind_sleepers<Policy>::value)
+          behind = behind || sleepers<Policy>.load(std::memory_order_relaxed) != 0;
+        if (behind) {
+          learnt_ = true;
+          yielded_ = true;
+          return false;
+        }
       }
     }
     if (!this->w.is_completed()) {
