@@ -37,6 +37,10 @@ cmdline="$*"  # for context.json, before the options are shifted away
 smoke=0
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;p;}' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option that takes a value and has none: a clear error, exit 2
+    --preload|--baseline|--out|--reps|--seconds|--threads|--conns|--mixes|--arms|--spin-arms)
+      [ $# -ge 2 ] || { echo "run.sh: $1 takes a value" >&2; exit 2; } ;;
+  esac
   case "$1" in
     --preload) preload=$2; preload_given=1; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
