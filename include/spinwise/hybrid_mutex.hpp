@@ -74,8 +74,9 @@ class hybrid_raw : public raw_lock {
   // then mark the word and sleep; after each wake-up a fresh budget. Under a policy that hands off
   // promptly (prompt_time_policy) a round ends early once the word looks free; the default's
   // rounds run their course. Under a policy that parks on a marked word (park_on_marked_word.hpp)
-  // an episode that starts on a word of 2 parks without a round. Returns true with the lock held; false only
-  // for a timed wait whose deadline passed (a wait that does not end in the lock is not reported).
+  // an episode that starts on a word of 2 parks without a round. Returns true with the lock held;
+  // false only for a timed wait whose deadline passed (a wait that does not end in the lock is not
+  // reported).
   template <class Stats, class Deadline>
   SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
     park_episodes<Policy, Stats> wt(this, lock_mode::x, site);

@@ -3,9 +3,9 @@
 // hybrid_mutex whose waits do not spin on a lock that has a sleeper of its own. A wait episode
 // that starts on a marked lock word (2: a waiter may sleep there) parks at once: no round, no
 // yield, nothing learnt. An episode that starts on a word merely held (1) is Policy's, spinning
-// included, a woken waiter's next episode too. (Parking every episode after a waiter's first sleep
-// as well took sysbench threads from 0.73x to 0.93x of glibc, but the bounded buffer of
-// bench/engines/programs from 2.16x to 1.57x: 26 times the parks.)
+// included, a woken waiter's next episode too (parking every episode after a waiter's first
+// sleep as well was tried and cost the bounded buffer most of its gain: measured in
+// bench/results/programs-zen4/).
 //
 //   using engine_mutex = hybrid_mutex_t<park_on_marked_word<hybrid_mutex::policy>>;
 //

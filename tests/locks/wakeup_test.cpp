@@ -318,6 +318,15 @@ struct episode_stats : spinwise::no_stats {
   }
 };
 
+// A thread that takes m (waiting as m's wait does) and releases it at once.
+template <class M>
+std::thread take_and_release(M& m) {
+  return std::thread([&m] {
+    m.lock();
+    m.unlock();
+  });
+}
+
 // Spins until the class counts `n` sleepers, or fails the binary.
 template <class P>
 void await_sleepers(std::uint32_t n) {
@@ -344,10 +353,7 @@ TEST(ParkBehindSleepers, AWaitBehindASleeperParksWithoutSpinning) {
   static spinwise::hybrid_mutex_t<P, stats> m;
   stats::reset();
   m.lock();
-  std::thread first([] {
-    m.lock();
-    m.unlock();
-  });
+  std::thread first = take_and_release(m);
   // Counted asleep is not yet parked: the unlock must find both waiters inside the futex wait, or
   // one that has not entered it yet finds the word changed, returns without a park and may spin
   // on its next try (issue 42: 231 failures in 300 runs on a Zen 5 guest, with no such wait).
@@ -355,10 +361,7 @@ TEST(ParkBehindSleepers, AWaitBehindASleeperParksWithoutSpinning) {
   const bool seen = spinwise_test::await_futex_waiters(word_of(m), 2, 1);
   ASSERT_EQ(stats::waits.load(), 0u);
   const std::uint64_t rounds_first = spinwise::hybrid_mutex::policy::spin_loops();
-  std::thread second([] {
-    m.lock();
-    m.unlock();
-  });
+  std::thread second = take_and_release(m);
   await_sleepers<P>(2);
   if (seen) {
     ASSERT_TRUE(spinwise_test::await_futex_waiters(word_of(m), 2, 2));
@@ -387,16 +390,10 @@ TEST(ParkBehindSleepers, WithNoSleeperOfItsClassTheWaitSpins) {
   static spinwise::hybrid_mutex_t<Q> other;
   stats::reset();
   other.lock();
-  std::thread elsewhere([] {
-    other.lock();
-    other.unlock();
-  });
+  std::thread elsewhere = take_and_release(other);
   await_sleepers<Q>(1);
   m.lock();
-  std::thread waiter([] {
-    m.lock();
-    m.unlock();
-  });
+  std::thread waiter = take_and_release(m);
   await_sleepers<P>(1);
   m.unlock();
   waiter.join();
@@ -454,20 +451,14 @@ TEST(ParkOnMarkedWord, AWaitOnAMarkedWordParksWithoutSpinning) {
   static spinwise::hybrid_mutex_t<P, stats> m;
   stats::reset();
   m.lock();
-  std::thread first([] {
-    m.lock();
-    m.unlock();
-  });
+  std::thread first = take_and_release(m);
   if (!spinwise_test::await_futex_waiters(word_of(m), 2, 1)) {
     m.unlock();
     first.join();
     GTEST_SKIP() << "the kernel does not say who sleeps on a futex here";
   }
   ASSERT_EQ(stats::waits.load(), 0u);
-  std::thread second([] {
-    m.lock();
-    m.unlock();
-  });
+  std::thread second = take_and_release(m);
   ASSERT_TRUE(spinwise_test::await_futex_waiters(word_of(m), 2, 2));
   m.unlock();
   first.join();
@@ -488,10 +479,7 @@ TEST(ParkOnMarkedWord, OnAWordMerelyHeldTheWaitSpins) {
   static spinwise::hybrid_mutex_t<P, stats> m;
   stats::reset();
   m.lock();
-  std::thread waiter([] {
-    m.lock();
-    m.unlock();
-  });
+  std::thread waiter = take_and_release(m);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (word_of(m).load() != 2u) {  // marked by the waiter just before it sleeps: its budget is spent
     ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the waiter never went to sleep";
