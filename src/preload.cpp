@@ -141,7 +141,7 @@ void stats_fork_child() noexcept {
 
 SPINWISE_COLD int init_kind() noexcept {
   const char* v = detail::env("SPINWISE_PRELOAD_LOCK");
-  int k = k_hybrid;
+  int k = k_adaptive;  // the default kind
   bool unknown = false;
   if (v != nullptr && *v != '\0') {
     unknown = true;
@@ -279,6 +279,11 @@ int with_deadline(clockid_t clock, const timespec& t, F&& f) noexcept {
 template <class Class, bool S>
 using stats_of = std::conditional_t<S, class_stats<Class>, no_stats>;
 
+// Both futex kinds' mutexes park at once on a word marked "a waiter may sleep here"
+// (park_on_marked_word.hpp): the interposer does not know whether a program holds its locks
+// across sleeps. The default kind, adaptive, also learns per mutex type whether spinning pays
+// (adaptive_policy.hpp): a fixed budget spent while the holder is off its CPU cost sysbench's
+// `threads` test 0.72x and CPython's GIL under a queue 0.95x on 2 CPUs (docs/engines.md).
 template <int K, class Class, bool S>
 struct mutex_lock_of;
 template <class Class, bool S>
@@ -287,7 +292,7 @@ struct mutex_lock_of<k_hybrid, Class, S> {
 };
 template <class Class, bool S>
 struct mutex_lock_of<k_adaptive, Class, S> {
-  using type = hybrid_mutex_t<adaptive_policy<Class>, stats_of<Class, S>>;
+  using type = hybrid_mutex_t<park_on_marked_word<adaptive_policy<Class>>, stats_of<Class, S>>;
 };
 template <class Class, bool S>
 struct mutex_lock_of<k_ttas, Class, S> {

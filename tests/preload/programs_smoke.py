@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """preload.programs_smoke: the real-program harness's smoke run on the programs every build machine
 has, then its records checked: every run ok (exit 0 and the program's own output right), each
-program under each of the three arms, and hybrid's statistics counting the programs' locks (the
+program under each of the three arms, and the default kind's (adaptive) statistics counting the programs' locks (the
 interposer was in them). Exit 0 when all holds, 1 otherwise.
 
     programs_smoke.py SOURCE_DIR PRELOAD OUT_DIR
@@ -28,11 +28,11 @@ def main(src, preload, out):
     problems += [f"{r['program']} {r['arm']}: {r.get('error')}" for r in runs if not r.get("ok")]
     for prog in PROGRAMS:
         arms = {r["arm"] for r in runs if r["program"] == prog and not r["counters"] and r.get("ok")}
-        if arms != {"none", "glibc", "hybrid"}:
-            problems.append(f"{prog}: runs ok under {sorted(arms)}, not none, glibc and hybrid")
+        if arms != {"none", "glibc", "adaptive"}:
+            problems.append(f"{prog}: runs ok under {sorted(arms)}, not none, glibc and adaptive")
         counted = [r for r in runs if r["program"] == prog and r["counters"] and r.get("ok")]
         if not counted or not (counted[0].get("preload") or {}).get("acquisitions"):
-            problems.append(f"{prog}: hybrid's statistics counted no lock (was the interposer loaded?)")
+            problems.append(f"{prog}: adaptive's statistics counted no lock (was the interposer loaded?)")
     if not os.path.exists(os.path.join(out, "README.md")):
         problems.append("no README.md written")
     for p in problems:

@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --spin-arms) spin_arms=$2; shift 2 ;;
     --no-sysbench) sysbench=0; shift ;;
     --sysbench-only) threads=""; shift ;;
-    --smoke) reps=1; seconds=1; threads=4; conns=64; mixes=default; arms="none glibc hybrid"; spin_arms=""
+    --smoke) reps=1; seconds=1; threads=4; conns=64; mixes=default; arms="none glibc adaptive"; spin_arms=""
       sysbench=0; smoke=1; shift ;;
     --force) force=1; shift ;;
     -h|--help) usage; exit 0 ;;

@@ -149,7 +149,7 @@ def summarize(out):
                         cp = [(a["server_cpu_s"] / a["ops"]) / max(1e-12, b["server_cpu_s"] / b["ops"]) for a, b in pair]
                         rat = med_range(q) + (" (vs none)" if arm == "glibc" else "")
                         cpu = med_range(cp) + (" (vs none)" if arm == "glibc" else "")
-                        if arm == "hybrid":
+                        if arm == "adaptive":  # the default kind
                             geo.append(st.median(q))
                     p99 = [r["p99_us_upper"] for r in rs if r.get("p99_us_upper")]
                     avg = [r["avg_us"] for r in rs if r.get("avg_us") is not None]
@@ -168,7 +168,7 @@ def summarize(out):
                              f"| {rat} | {cpu} | {lat} | {cns:.0f} | {csop:.3f} | {cnt} |")
         L.append("")
     if geo:
-        L += [f"Geometric mean of hybrid's median ratio to glibc over the {len(geo)} cells: "
+        L += [f"Geometric mean of the default kind's (adaptive) median ratio to glibc over the {len(geo)} cells: "
               f"{math.exp(sum(math.log(x) for x in geo) / len(geo)):.3f}.", ""]
     if sb:
         L += ["## sysbench", "",

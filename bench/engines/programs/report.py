@@ -5,7 +5,7 @@ where run.py ran it, <out>/memcached/runs.jsonl (run.py calls this; `report.py O
 Every ratio is paired: per repetition, the arm's throughput over the reference arm's in the same
 repetition, then the median of those ratios with its interval from spinwise's own statistics
 (spinwise-bench --estimate, as bench/compare.sh; with fewer than 6 repetitions the interval is the
-range). The targets (issue 43): the default kind (hybrid) at least 0.97x glibc's throughput on
+range). The targets (issue 43): the default kind (adaptive) at least 0.97x glibc's throughput on
 every program, at least 1.10x on one where the lock is the bottleneck, and the interposer's own cost
 (`glibc` against `none`) within 2%. Exit 1 when a run failed."""
 import json
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "micro"))
 import run_context  # noqa: E402
 import report as micro_report  # noqa: E402  (spinwise's statistics, through spinwise-bench --estimate)
 
-DEFAULT_KIND = "hybrid"
+DEFAULT_KIND = "adaptive"  # the interposer's kind when SPINWISE_PRELOAD_LOCK is unset
 FLOOR, OWN_COST_FLOOR, BOTTLENECK_GAIN = 0.97, 0.98, 1.10
 
 

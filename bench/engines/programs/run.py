@@ -314,14 +314,14 @@ def main(argv):
     ap.add_argument("--baseline", help="another build's libspinwise-preload.so, for arms KIND@base")
     ap.add_argument("--no-memcached", action="store_true")
     ap.add_argument("--no-counters", action="store_true")
-    ap.add_argument("--smoke", action="store_true", help="1 repetition, a small scale, arms none glibc hybrid, no memcached")
+    ap.add_argument("--smoke", action="store_true", help="1 repetition, a small scale, arms none glibc adaptive (the default kind), no memcached")
     ap.add_argument("--force", action="store_true")
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     if a.smoke:
-        a.reps, a.scale, a.seconds, a.arms, a.no_memcached = 1, 0.02, 1, "none glibc hybrid", True
+        a.reps, a.scale, a.seconds, a.arms, a.no_memcached = 1, 0.02, 1, "none glibc adaptive", True
     if a.reps < 1 or not (math.isfinite(a.scale) and a.scale > 0) or a.seconds < 1:
         print("run.py: --reps and --seconds take a positive integer, --scale a positive number", file=sys.stderr)
         return 2
