@@ -938,6 +938,45 @@ void fork_with_the_atfork_pattern() {
   CHECK(hung == 0);
 }
 
+// The state letter of thread `tid` of this process ('R' running, 'S' asleep, ...), from
+// /proc/self/task/TID/stat; '?' when it cannot be read.
+char thread_state(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", static_cast<int>(tid));
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return '?';
+  char line[512] = {};
+  const bool got = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* close = got ? std::strrchr(line, ')') : nullptr;  // "pid (comm) S ..."
+  return close != nullptr && close[1] == ' ' ? close[2] : '?';
+}
+
+// `contend-once`: one contended wait that ends in the kernel. The main thread holds a mutex until
+// a second thread, waiting for it, sleeps (its state 'S': its spin, if any, is over), then lets it
+// in. run_preloaded.cmake reads that wait's spin rounds from the statistics file.
+int contend_once() {
+  static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  static std::atomic<pid_t> waiter{0};
+  if (pthread_mutex_lock(&m) != 0) return 1;
+  std::thread t([] {
+    waiter = gettid();
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+  });
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waiter.load() == 0 || thread_state(waiter.load()) != 'S') {
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "contend-once: the waiter never slept\n");
+      return 1;
+    }
+    std::this_thread::yield();
+  }
+  pthread_mutex_unlock(&m);
+  t.join();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -946,6 +985,7 @@ int main(int argc, char** argv) {
     pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     return pthread_mutex_lock(&m) == 0 && pthread_mutex_unlock(&m) == 0 ? 0 : 1;
   }
+  if (argc > 1 && std::strcmp(argv[1], "contend-once") == 0) return contend_once();
   // The library linked in (ctor_lib.c) took its locks from its constructor.
   CHECK(ctor_lib_ok == 1);
   if (spinwise_locks() && std::getenv("CONFORMANCE_CTOR_FIRST") != nullptr)
