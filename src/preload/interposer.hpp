@@ -1,0 +1,190 @@
+#pragma once
+// The interposer's shared parts (libspinwise-preload.so, docs/preload.md): glibc's own functions
+// for what passes through, errno kept, the kind, deadlines, and each kind's locks. One file per
+// job beside it: settings.cpp (the kind from the environment, the library's constructor),
+// statistics.cpp (the report at exit, fork), mutex.cpp, rwlock.cpp and cond.cpp (the pthread
+// calls of each type, and where each keeps its state inside glibc's structure).
+//
+//   LD_PRELOAD=libspinwise-preload.so ./program
+//
+// State in place: each lock lives in bytes of the program's own pthread_mutex_t / pthread_rwlock_t
+// that glibc's static initializers leave zero, and zero is every kind's free state, so
+// PTHREAD_MUTEX_INITIALIZER, std::mutex and a call made before any constructor ran need no init and
+// no side table. A mutex, rwlock or condition variable that is process-shared (or has any flag
+// beyond its type) passes to glibc untouched, as does everything in the `glibc` kind.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+#include "../c_lock_kinds.hpp"
+#include "spinwise/adaptive_policy.hpp"
+#include "spinwise/detail/env.hpp"
+#include "spinwise/detail/wait_core.hpp"
+#include "spinwise/hybrid_shared_mutex.hpp"
+#include "spinwise/park_on_marked_word.hpp"
+#include "spinwise/spin_shared_mutex.hpp"
+
+#define SPINWISE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace spinwise::preload {
+
+SPINWISE_STATS_CLASS(preload_mutex, "preload.mutex")
+SPINWISE_STATS_CLASS(preload_recursive, "preload.recursive")
+SPINWISE_STATS_CLASS(preload_errorcheck, "preload.errorcheck")
+SPINWISE_STATS_CLASS(preload_rwlock, "preload.rwlock")
+
+// --- glibc's functions, for what passes through ------------------------------------------------
+
+// Resolved on first use, with no constructor of ours needed: a library loaded before this one may
+// call from its constructor. dlsym(RTLD_NEXT) takes the default version (pthread_cond_wait's
+// GLIBC_2.3.2, the current condition variable).
+template <class F>
+F real(std::atomic<void*>& slot, const char* name) noexcept {
+  void* p = slot.load(std::memory_order_acquire);
+  if (p == nullptr) {
+    p = dlsym(RTLD_NEXT, name);
+    if (p == nullptr) {
+      static const char msg[] = "spinwise-preload: a pthread function is missing from the C library\n";
+      (void)!write(2, msg, sizeof msg - 1);
+      std::abort();  // no C library with pthreads: nothing can run
+    }
+    slot.store(p, std::memory_order_release);
+  }
+  return reinterpret_cast<F>(p);
+}
+#define SPINWISE_REAL(name)                      \
+  ([]() noexcept {                               \
+    static std::atomic<void*> slot{nullptr};     \
+    return real<decltype(&::name)>(slot, #name); \
+  }())
+
+// glibc's lock calls leave errno as they found it; the futex system calls under ours set it
+// (EAGAIN, ETIMEDOUT, EINTR). Every interposed call starts with one of these.
+class errno_keeper {
+ public:
+  errno_keeper() noexcept : saved_(errno) {}
+  ~errno_keeper() { errno = saved_; }
+  errno_keeper(const errno_keeper&) = delete;
+  errno_keeper& operator=(const errno_keeper&) = delete;
+
+ private:
+  int saved_;
+};
+
+// --- the kind ----------------------------------------------------------------------------------
+
+// No FIFO kind: the compact ticket and MCS spin locks the interposer had (ticket_mutex and
+// mcs_mutex do not fit beside glibc's __kind) could hang a child of fork(). A FIFO lock's queue
+// holds the parent's other threads, which the child does not have: the atfork pattern (lock in
+// prepare, unlock in parent and child) with threads queued at fork handed the child's lock to a
+// thread that does not exist there, and a second unlock of a normal mutex (glibc tolerates it)
+// broke either lock for good. Their names now get the unknown-kind treatment (glibc's locks, one
+// line).
+enum kind : int { k_glibc, k_hybrid, k_adaptive, k_ttas };
+constexpr const char* kKindNames[] = {"glibc", "hybrid", "adaptive", "ttas"};
+
+inline std::atomic<int> g_kind{-1};
+inline std::atomic<bool> g_stats{false};
+
+// Set while this thread is inside one of the interposed calls that counts statistics: a lock the
+// statistics take themselves (std::mutex in their registry) then runs without them, no recursion.
+extern __thread int tl_inside __attribute__((tls_model("initial-exec")));
+
+// settings.cpp: the kind from SPINWISE_PRELOAD_LOCK, the knobs, the statistics switch; once.
+int init_kind() noexcept;
+
+inline int current_kind() noexcept {
+  const int k = g_kind.load(std::memory_order_acquire);
+  return SPINWISE_LIKELY(k >= 0) ? k : init_kind();
+}
+
+// statistics.cpp: the report at exit, and the registry held across fork().
+void write_stats_at_exit() noexcept;
+void stats_fork_prepare() noexcept;
+void stats_fork_parent() noexcept;
+void stats_fork_child() noexcept;
+
+inline std::uintptr_t self_id() noexcept { return static_cast<std::uintptr_t>(pthread_self()); }
+
+// mutex.cpp: whether a condition variable must wait with glibc's own calls on m (cond.cpp).
+bool glibc_mutex(pthread_mutex_t* m) noexcept;
+
+// --- time -------------------------------------------------------------------------------------
+
+inline bool valid(const timespec* t) noexcept {
+  return t != nullptr && t->tv_nsec >= 0 && t->tv_nsec < 1'000'000'000;
+}
+
+template <class Clock>
+typename Clock::time_point time_point_of(const timespec& t) noexcept {
+  using D = typename Clock::duration;
+  if (t.tv_sec < 0) return typename Clock::time_point{};  // before the epoch: passed
+  const auto max_s = std::chrono::duration_cast<std::chrono::seconds>(D::max()).count() - 1;
+  if (t.tv_sec >= max_s) return Clock::time_point::max();
+  return typename Clock::time_point{
+      std::chrono::duration_cast<D>(std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec))};
+}
+
+// The clocks a timed call can wait on; the others give EINVAL before anything else, as glibc's
+// clocklock and clock*lock check.
+constexpr bool supported(clockid_t clock) noexcept {
+  return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC;
+}
+
+// Calls f(time_point) on the clock `clock` names; EINVAL for a clock a lock cannot wait on.
+template <class F>
+int with_deadline(clockid_t clock, const timespec& t, F&& f) noexcept {
+  if (clock == CLOCK_REALTIME) return f(time_point_of<std::chrono::system_clock>(t));
+  if (clock == CLOCK_MONOTONIC) return f(time_point_of<std::chrono::steady_clock>(t));
+  return EINVAL;
+}
+
+// --- the kinds' locks, for a mutex type (Class) and with or without statistics -------------------
+
+template <class Class, bool S>
+using stats_of = std::conditional_t<S, class_stats<Class>, no_stats>;
+
+// Both futex kinds' mutexes park at once on a word marked "a waiter may sleep here"
+// (park_on_marked_word.hpp): the interposer does not know whether a program holds its locks
+// across sleeps. The default kind, adaptive, also learns per mutex type whether spinning pays
+// (adaptive_policy.hpp): a fixed budget spent while the holder is off its CPU cost sysbench's
+// `threads` test 0.72x and CPython's GIL under a queue 0.95x on 2 CPUs (docs/engines.md).
+template <int K, class Class, bool S>
+struct mutex_lock_of;
+template <class Class, bool S>
+struct mutex_lock_of<k_hybrid, Class, S> {
+  using type = hybrid_mutex_t<park_on_marked_word<hybrid_mutex::policy>, stats_of<Class, S>>;
+};
+template <class Class, bool S>
+struct mutex_lock_of<k_adaptive, Class, S> {
+  using type = hybrid_mutex_t<park_on_marked_word<adaptive_policy<Class>>, stats_of<Class, S>>;
+};
+template <class Class, bool S>
+struct mutex_lock_of<k_ttas, Class, S> {
+  using type = ttas_mutex_t<ttas_mutex::policy, stats_of<Class, S>>;
+};
+
+template <int K, bool S>
+struct rw_lock_of {
+  using type = spin_shared_mutex_t<spin_shared_mutex::policy, stats_of<preload_rwlock, S>>;
+};
+template <bool S>
+struct rw_lock_of<k_hybrid, S> {
+  using type = hybrid_shared_mutex_t<hybrid_shared_mutex::policy, stats_of<preload_rwlock, S>>;
+};
+template <bool S>
+struct rw_lock_of<k_adaptive, S> {
+  using type = hybrid_shared_mutex_t<adaptive_policy<preload_rwlock>, stats_of<preload_rwlock, S>>;
+};
+
+}  // namespace spinwise::preload
