@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "gnuplot.hpp"  // src/: the tools' gnuplot
+#include "common/gnuplot.hpp"  // src/: the tools' gnuplot
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/atomic_file.hpp"
 #include "spinwise/runtime/c2c.hpp"

@@ -65,7 +65,7 @@ class ReportError(Exception):
 
 # -- spinwise's statistics, from the runtime ---------------------------------------------------
 # Every median, interval, ratio and verdict in the report is spinwise::runtime's
-# (include/spinwise/runtime/uncertainty.hpp, src/uncertainty.cpp): `spinwise-bench --estimate`
+# (include/spinwise/runtime/uncertainty.hpp, src/runtime/statistics/uncertainty.cpp): `spinwise-bench --estimate`
 # answers them, one process for the whole report, asked as the report goes (which lock is the best
 # peer and which cells enter a geometric mean depend on earlier answers), each sample's median
 # asked once up front in one batch. This file keeps no copy of the rule, so it cannot drift from

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "enum_names.hpp"
+#include "common/enum_names.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 #include "spinwise/runtime/relax_cost.hpp"

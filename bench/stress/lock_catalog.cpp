@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "../spinwise_locks.hpp"
+#include "common/enum_names.hpp"
 #include "counted_policy.hpp"
 #include "emulated_relaxer.hpp"
-#include "enum_names.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "spinwise/thread_annotations.hpp"

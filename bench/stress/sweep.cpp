@@ -10,7 +10,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "gnuplot.hpp"  // src/: the tools' gnuplot
+#include "common/gnuplot.hpp"  // src/: the tools' gnuplot
 #include "report.hpp"
 #include "spinwise/runtime/uncertainty.hpp"
 

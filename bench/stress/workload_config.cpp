@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "enum_names.hpp"
+#include "common/enum_names.hpp"
 #include "spinwise/runtime/affinity.hpp"
 
 namespace spinwise::stress {

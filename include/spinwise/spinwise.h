@@ -1,5 +1,5 @@
 /* spinwise's C API (spinwise::c, pkg-config spinwise-c): the C++ locks, knobs, profiles and
- * statistics for C99 and C++ programs, through src/c_api.cpp. The manual: docs/c-api.md.
+ * statistics for C99 and C++ programs, through src/c/c_api.cpp. The manual: docs/c-api.md.
  *
  * Every call returns 0 or an errno value (EINVAL, EBUSY, ETIMEDOUT, EPERM, EAGAIN, ENOMEM, ...,
  * spinwise_strerror names it) and never aborts, also from a pthread key destructor at thread exit:
@@ -28,7 +28,7 @@ extern "C" {
 struct timespec;
 
 /* Bytes of a mutex or rwlock object: a kind byte, then the C++ lock (the largest, ticket_mutex,
- * takes 40). Fixed for the ABI; src/c_api.cpp static_asserts that every kind fits. */
+ * takes 40). Fixed for the ABI; src/c/c_api.cpp static_asserts that every kind fits. */
 #define SPINWISE_LOCK_BYTES 64
 
 /* The lock types are 8-byte aligned on every target: the union's members are not enough on i386,

@@ -26,7 +26,7 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "../c_lock_kinds.hpp"
+#include "../c/c_lock_kinds.hpp"
 #include "spinwise/adaptive_policy.hpp"
 #include "spinwise/detail/env.hpp"
 #include "spinwise/detail/wait_core.hpp"

@@ -124,7 +124,7 @@ class CompareMedians(unittest.TestCase):
         self.assertEqual(r.verdict, report.WITHIN_NOISE)
 
     def test_intervals_are_the_cs_to_the_last_digit(self):
-        # Printed (%.9g) by spinwise::runtime::compare_medians (src/uncertainty.cpp) with its
+        # Printed (%.9g) by spinwise::runtime::compare_medians (src/runtime/statistics/uncertainty.cpp) with its
         # defaults: 95%, seed 0x5eed, 4000 resamples.
         cases = [
             ([100, 101, 99, 100, 102], [120, 119, 121, 122, 118], 1.2, 1.16831683, 1.22),

@@ -437,7 +437,7 @@ static void recursive_mutexes(void) {
     CHECK(p.depth == 0);
     CHECK(spinwise_recursive_mutex_depth(&r) == 4); /* and the owner's depth is untouched */
 
-    /* EAGAIN at the deepest depth. The depth is private (src/c_api.cpp's `recursion`: the owner,
+    /* EAGAIN at the deepest depth. The depth is private (src/c/c_api.cpp's `recursion`: the owner,
      * then a 32-bit depth at byte 8 of owner_); 2^32 locks would take too long. */
     memcpy(r.owner_.bytes + 8, &deepest, sizeof deepest);
     CHECK_RC(spinwise_recursive_mutex_lock(&r), EAGAIN);

@@ -176,7 +176,7 @@ namespace {
 class aa_draws {
  public:
   explicit aa_draws(std::uint64_t seed) : s_(seed) {}
-  double uniform() {  // splitmix64, as src/uncertainty.cpp and report.py's SplitMix64
+  double uniform() {  // splitmix64, as src/runtime/statistics/uncertainty.cpp and report.py's SplitMix64
     std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;

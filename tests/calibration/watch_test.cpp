@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "calibration_internal.hpp"
+#include "calibration/calibration_internal.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/calibration.hpp"
 #include "test_util.hpp"

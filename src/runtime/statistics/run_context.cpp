@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "machine_json.hpp"
+#include "common/machine_json.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/affinity.hpp"
 

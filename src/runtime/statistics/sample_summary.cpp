@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "enum_names.hpp"
+#include "common/enum_names.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 #include "spinwise/runtime/uncertainty.hpp"
 

@@ -2,7 +2,7 @@
 // kind, their summaries and the conclusions. A report to read, not a profile: nothing loads it.
 #include <nlohmann/json.hpp>
 
-#include "machine_json.hpp"
+#include "common/machine_json.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise {

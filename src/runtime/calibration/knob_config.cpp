@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "small_file.hpp"
+#include "common/small_file.hpp"
 #include "spinwise/detail/env.hpp"
 
 namespace spinwise {

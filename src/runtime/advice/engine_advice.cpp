@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "calibration_internal.hpp"
-#include "machine_json.hpp"
+#include "calibration/calibration_internal.hpp"
+#include "common/machine_json.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise {

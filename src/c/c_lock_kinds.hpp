@@ -1,5 +1,5 @@
 #pragma once
-// The mutex kinds of the C front ends (src/c_api.cpp's spinwise_mutex_t, src/sqlite.cpp's SQLite
+// The mutex kinds of the C front ends (src/c/c_api.cpp's spinwise_mutex_t, src/sqlite/sqlite.cpp's SQLite
 // mutexes): each a C++ lock with a statistics class, by the names and in the order of
 // <spinwise/spinwise.h>'s spinwise_mutex_kind; and the thread token their recursive mutexes name
 // their owner by. Private to the libraries; one of each for both.

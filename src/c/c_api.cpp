@@ -267,7 +267,7 @@ int recursive_acquire(spinwise_recursive_mutex_t* r, Acquire&& acquire) noexcept
 // --- errors and messages ---------------------------------------------------------------------
 
 // The calling thread's last message: a fixed, trivially destructible buffer, as SQLite's plug-in
-// keeps its own (src/sqlite.cpp). glibc runs pthread key destructors after the thread's C++
+// keeps its own (src/sqlite/sqlite.cpp). glibc runs pthread key destructors after the thread's C++
 // thread_local destructors, and a call from one must work (the header promises no abort): a
 // thread_local std::string was destroyed by then, and writing it was a use after free. 1 KiB a
 // thread holds every message the knob and profile code writes, entry, key and bounds included.

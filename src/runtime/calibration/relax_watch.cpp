@@ -6,7 +6,7 @@
 #include <cmath>
 #include <thread>
 
-#include "calibration_internal.hpp"
+#include "calibration/calibration_internal.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/counter_timing.hpp"

@@ -13,7 +13,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "format_number.hpp"
+#include "common/format_number.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 

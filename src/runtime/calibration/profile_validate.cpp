@@ -6,7 +6,7 @@
 #include <exception>
 #include <set>
 
-#include "profile_internal.hpp"
+#include "calibration/profile_internal.hpp"
 #include "spinwise/relax_time.hpp"
 
 namespace spinwise {

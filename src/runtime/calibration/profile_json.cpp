@@ -4,8 +4,8 @@
 #include <cmath>
 #include <exception>
 
-#include "machine_json.hpp"
-#include "profile_internal.hpp"
+#include "calibration/profile_internal.hpp"
+#include "common/machine_json.hpp"
 
 namespace spinwise {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "enum_names.hpp"
+#include "common/enum_names.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/env.hpp"
 #include "spinwise/runtime/counter_timing.hpp"

@@ -7,8 +7,8 @@
 #include <map>
 #include <vector>
 
-#include "enum_names.hpp"
-#include "profile_internal.hpp"
+#include "calibration/profile_internal.hpp"
+#include "common/enum_names.hpp"
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "calibration_internal.hpp"
+#include "calibration/calibration_internal.hpp"
 #include "spinwise/innodb_policy.hpp"
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/order_stats.hpp"

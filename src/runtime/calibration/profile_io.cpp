@@ -2,8 +2,8 @@
 #include <cstdlib>
 #include <exception>
 
-#include "profile_internal.hpp"
-#include "small_file.hpp"
+#include "calibration/profile_internal.hpp"
+#include "common/small_file.hpp"
 #include "spinwise/detail/env.hpp"
 #include "spinwise/runtime/atomic_file.hpp"
 

@@ -1,6 +1,6 @@
 // spinwise::sqlite: every mutex SQLite uses on a spinwise lock, through SQLite's own plug-in point
 // (sqlite3_config(SQLITE_CONFIG_MUTEX)), for an unmodified libsqlite3. The locks are the C API's
-// kinds, the same C++ types (src/c_api.cpp); nothing here is a lock of its own. What is here: the
+// kinds, the same C++ types (src/c/c_api.cpp); nothing here is a lock of its own. What is here: the
 // object SQLite gets for a mutex (a lock, its holder and, for SQLite's recursive type, a depth),
 // the static mutexes, one methods table per kind, and install.
 //
@@ -43,7 +43,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "c_lock_kinds.hpp"
+#include "../c/c_lock_kinds.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/park_behind_sleepers.hpp"
 

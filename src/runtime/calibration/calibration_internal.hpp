@@ -2,7 +2,7 @@
 // Shared by calibration.cpp (measuring), recommend.cpp (advice) and relax_watch.cpp (the relax
 // cost over time); not installed.
 
-#include "format_number.hpp"
+#include "common/format_number.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise::detail {

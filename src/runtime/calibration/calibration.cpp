@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "calibration_internal.hpp"
+#include "calibration/calibration_internal.hpp"
 #include "spinwise/relax_time.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
