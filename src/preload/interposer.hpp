@@ -157,8 +157,8 @@ using stats_of = std::conditional_t<S, class_stats<Class>, no_stats>;
 // Both futex kinds' mutexes park at once on a word marked "a waiter may sleep here"
 // (park_on_marked_word.hpp): the interposer does not know whether a program holds its locks
 // across sleeps. The default kind, adaptive, also learns per mutex type whether spinning pays
-// (adaptive_policy.hpp): a fixed budget spent while the holder is off its CPU cost sysbench's
-// `threads` test 0.72x and CPython's GIL under a queue 0.95x on 2 CPUs (docs/engines.md).
+// (adaptive_policy.hpp): a fixed budget, spent while the holder is off its CPU, put sysbench's
+// `threads` test and CPython's GIL under a queue below glibc on 2 CPUs (docs/preload.md).
 template <int K, class Class, bool S>
 struct mutex_lock_of;
 template <class Class, bool S>
