@@ -14,7 +14,7 @@
 // bounded by the policy's spin_loops; past it a waiter yields between attempts, so it progresses
 // when threads outnumber CPUs (at a yield per attempt).
 
-#include "spinwise/detail/flag_word.hpp"
+#include "spinwise/detail/flag_raw.hpp"
 #include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 

@@ -22,7 +22,7 @@
 // to see the word free and another for its exchange. Figures for one machine:
 // bench/results/report.md in the spinwise repository.
 
-#include "spinwise/detail/flag_word.hpp"
+#include "spinwise/detail/flag_raw.hpp"
 #include "spinwise/detail/lock_shell.hpp"
 #include "spinwise/time_policy.hpp"
 

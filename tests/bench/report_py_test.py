@@ -7,8 +7,8 @@ within noise against them, and a summary.json from which the same report comes b
 
 Bug guarded: a report that calls a 4% difference between three noisy runs "met" or "not met",
 numbers that lose digits on their way through --estimate's JSON, and a report that quietly makes
-numbers of its own when spinwise-bench is missing (it carried a Python port of the rule, kept equal
-to the C++ by hand, until issue 31). Asserts nothing about timings.
+numbers of its own when spinwise-bench is missing (it once carried a Python port of the rule, kept
+equal to the C++ by hand). Asserts nothing about timings.
 
     SPINWISE_BENCH=build/bench/micro/spinwise-bench python3 tests/bench/report_py_test.py [-v]
                                                                     (ctest: bench.report_py)
@@ -98,8 +98,8 @@ class CompareMedians(unittest.TestCase):
         self.assertLess(down.hi, 1.0)
 
     def test_overlapping_noisy_samples_are_within_noise(self):
-        # The issue's own runs: 266, 442, 403 against 379, 396, 207 requests/s. Three a side: an
-        # interval (holding 1), no verdict.
+        # Three noisy runs a side (266, 442, 403 against 379, 396, 207 requests/s, as measured
+        # once): an interval that holds 1, no verdict.
         r = STATS.compare_medians([266, 442, 403], [379, 396, 207])
         self.assertEqual(r.verdict, report.INSUFFICIENT)
         self.assertLessEqual(r.lo, 1.0)

@@ -66,7 +66,7 @@
  *     stamps nothing new the model could see, since freshness is a choice anyway. Every value the
  *     real clock could give is covered, so exclusion and the absence of stranding hold for every
  *     patience and every schedule. (Exclusion never reads the clock, as the header says.)
- *   - Poll loops are blocking guards (as in rw_spinlock.pml): the queued waiter's
+ *   - Poll loops are blocking guards (as in spin_shared_mutex.pml): the queued waiter's
  *     `while (ticket != head) yield` is `qhead == ticket`; head_wait()'s loop is one step
  *     `held != HELD -> held = HELD` (head_try_take's load and CAS from the value read: under
  *     sequential consistency a CAS that succeeds finds the word as read, and a failing one changes

@@ -58,12 +58,12 @@ check "hybrid_shared_mutex mutant: writers ignore the turn" hybrid_shared_mutex.
 check "sx_lock" sx_lock.pml "" $safe "" pass
 check "sx_lock mutant: last S holder does not wake X" sx_lock.pml -DMUTANT_NO_WAKE_DRAINED $safe "" \
   "invalid end state"
-check "rw_spinlock safety" rw_spinlock.pml "" $safe "" pass
-check "rw_spinlock liveness: turn" rw_spinlock.pml -DLIVENESS "" "-a -f -N turn" pass
-check "rw_spinlock liveness: drain" rw_spinlock.pml -DLIVENESS "" "-a -f -N drain" pass
-check "rw_spinlock mutant: turn not cleared" rw_spinlock.pml -DMUTANT_TURN_NOT_CLEARED $safe "" \
+check "spin_shared_mutex safety" spin_shared_mutex.pml "" $safe "" pass
+check "spin_shared_mutex liveness: turn" spin_shared_mutex.pml -DLIVENESS "" "-a -f -N turn" pass
+check "spin_shared_mutex liveness: drain" spin_shared_mutex.pml -DLIVENESS "" "-a -f -N drain" pass
+check "spin_shared_mutex mutant: turn not cleared" spin_shared_mutex.pml -DMUTANT_TURN_NOT_CLEARED $safe "" \
   "assertion violated"
-check "rw_spinlock mutant: writers ignore the turn" rw_spinlock.pml \
+check "spin_shared_mutex mutant: writers ignore the turn" spin_shared_mutex.pml \
   "-DLIVENESS -DMUTANT_WRITER_IGNORES_TURN" "" "-a -f -N turn" "acceptance cycle"
 check "fifo_gate" fifo_gate.pml "" $safe "" pass
 check "fifo_gate strict" fifo_gate.pml -DSTRICT $safe "" pass

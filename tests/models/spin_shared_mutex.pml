@@ -1,7 +1,6 @@
 /*
- * rw_spinlock.pml: the writer reservation, the drain and the readers' turn of
- * include/spinwise/spin_shared_mutex.hpp (rw_spinlock until 0.2.0, the model's name), checked
- * exhaustively by SPIN
+ * spin_shared_mutex.pml: the writer reservation, the drain and the readers' turn of
+ * include/spinwise/spin_shared_mutex.hpp (rw_spinlock until 0.2.0), checked exhaustively by SPIN
  * (tests/models/run_models.sh; docs/model-checking.md).
  *
  * Lock word state_ (64 bits): W (bit 0), S (bit 1: readers' turn), readers inside, queued
