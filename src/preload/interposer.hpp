@@ -119,6 +119,35 @@ inline std::uintptr_t self_id() noexcept { return static_cast<std::uintptr_t>(pt
 // mutex.cpp: whether a condition variable must wait with glibc's own calls on m (cond.cpp).
 bool glibc_mutex(pthread_mutex_t* m) noexcept;
 
+// Calls f(kind, stats) with the process's kind (k_hybrid, k_adaptive or k_ttas) and whether this
+// call counts statistics, both compile-time constants (std::integral_constant, std::bool_constant)
+// from which f names its lock types. Statistics unless this thread is inside a counted call
+// already (tl_inside). -1 for any other kind; the callers pass the glibc kind through before.
+template <class F>
+SPINWISE_ALWAYS_INLINE int on_kind(int k, F&& f) noexcept {
+  const bool s = g_stats.load(std::memory_order_relaxed) && tl_inside == 0;
+  if (s) ++tl_inside;
+  int rc = -1;
+  const auto with = [&](auto kind) noexcept {
+    rc = s ? f(kind, std::true_type{}) : f(kind, std::false_type{});
+  };
+  switch (k) {
+    case k_hybrid:
+      with(std::integral_constant<int, k_hybrid>{});
+      break;
+    case k_adaptive:
+      with(std::integral_constant<int, k_adaptive>{});
+      break;
+    case k_ttas:
+      with(std::integral_constant<int, k_ttas>{});
+      break;
+    default:
+      break;
+  }
+  if (s) --tl_inside;
+  return rc;
+}
+
 // --- time -------------------------------------------------------------------------------------
 
 inline bool valid(const timespec* t) noexcept {

@@ -148,30 +148,16 @@ struct kind_locks {
   using of = typename mutex_lock_of<K, Class, S>::type;
 };
 
-// Calls f(ops) with the ops of m's type on the process's kind; statistics unless this thread is
-// inside a counted call already. Returns -1 when m is glibc's (the caller passes it through).
+// Calls f(ops) with the ops of m's type on the process's kind (on_kind). Returns -1 when m is
+// glibc's (the caller passes it through).
 template <class F>
 SPINWISE_ALWAYS_INLINE int on_mutex(pthread_mutex_t* m, F&& f) noexcept {
   const int k = current_kind();
   const mtype t = type_of(m);
   if (k == k_glibc || t == mtype::glibc) return -1;
-  const bool s = g_stats.load(std::memory_order_relaxed) && tl_inside == 0;
-  if (s) ++tl_inside;
-  int rc;
-  switch (k) {
-#define SPINWISE_KIND_CASE(K)                                                                        \
-  case K:                                                                                            \
-    rc = s ? on_mutex_typed<kind_locks<K, true>>(t, f) : on_mutex_typed<kind_locks<K, false>>(t, f); \
-    break;
-    SPINWISE_KIND_CASE(k_hybrid)
-    SPINWISE_KIND_CASE(k_adaptive)
-    SPINWISE_KIND_CASE(k_ttas)
-#undef SPINWISE_KIND_CASE
-    default:
-      rc = -1;
-  }
-  if (s) --tl_inside;
-  return rc;
+  return on_kind(k, [t, &f](auto kind, auto stats) noexcept {
+    return on_mutex_typed<kind_locks<decltype(kind)::value, decltype(stats)::value>>(t, f);
+  });
 }
 
 }  // namespace

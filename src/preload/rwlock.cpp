@@ -206,28 +206,16 @@ struct rw_ops {
   }
 };
 
+// Calls f(ops) with the rwlock ops of the process's kind (on_kind). Returns -1 when rw is glibc's
+// (the caller passes it through).
 template <class F>
 SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
   const int k = current_kind();
   if (k == k_glibc || rw_is_glibc(rw)) return -1;
-  const bool s = g_stats.load(std::memory_order_relaxed) && tl_inside == 0;
-  if (s) ++tl_inside;
-  int rc;
-  switch (k) {
-#define SPINWISE_KIND_CASE(K)                                                                   \
-  case K:                                                                                       \
-    rc = s ? f(rw_ops<typename rw_lock_of<K, true>::type, stats_of<preload_rwlock, true>>{})    \
-           : f(rw_ops<typename rw_lock_of<K, false>::type, stats_of<preload_rwlock, false>>{}); \
-    break;
-    SPINWISE_KIND_CASE(k_hybrid)
-    SPINWISE_KIND_CASE(k_adaptive)
-    SPINWISE_KIND_CASE(k_ttas)
-#undef SPINWISE_KIND_CASE
-    default:
-      rc = -1;
-  }
-  if (s) --tl_inside;
-  return rc;
+  return on_kind(k, [&f](auto kind, auto stats) noexcept {
+    constexpr bool S = decltype(stats)::value;
+    return f(rw_ops<typename rw_lock_of<decltype(kind)::value, S>::type, stats_of<preload_rwlock, S>>{});
+  });
 }
 
 }  // namespace
