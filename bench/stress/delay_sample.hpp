@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "histogram.hpp"
+#include "histogram.hpp"  // bench/common: the tools' histograms
 #include "lock_catalog.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
@@ -40,14 +40,14 @@ struct delay_sample {
   double read_overhead_ticks = 0;  // one pair of counter reads, taken off every timed delay
 
   // time policies
-  ratio_histogram accuracy[kBands];  // actual / requested
+  bench::ratio_histogram accuracy[kBands];  // actual / requested
   std::uint64_t accuracy_preempted = 0;
   std::uint64_t accuracy_early = 0;  // rounds ended early by the lock's until(): not in accuracy[]
   double requested_min_ns = 0, requested_max_ns = 0;
 
   // every policy
-  latency_histogram round_ticks;  // achieved length of a round that issued relaxes
-  ratio_histogram relax_stretch;  // that length / (relaxes x nominal relax)
+  bench::latency_histogram round_ticks;  // achieved length of a round that issued relaxes
+  bench::ratio_histogram relax_stretch;  // that length / (relaxes x nominal relax)
   std::uint64_t rounds_preempted = 0;
 
   static int band(double requested_ns) noexcept {

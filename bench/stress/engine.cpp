@@ -56,7 +56,7 @@ struct alignas(kCacheLinePad) request_slot {
 
   // the client's own
   std::uint64_t issued = 0, completed = 0;
-  latency_histogram rt;
+  bench::latency_histogram rt;
 };
 
 // The window's two edges.
@@ -342,7 +342,7 @@ void engine::stop_threads() {
 
 // Sub-queries, latch holds and waits, and hot-page statements, summed over the workers.
 void engine::add_worker_figures(run_result& res) const {
-  latency_histogram sub, hold, wait;
+  bench::latency_histogram sub, hold, wait;
   std::uint64_t hold_ticks = 0;
   for (const worker_stats& w : workers_) {
     sub.merge(w.subquery_rt);
@@ -373,7 +373,7 @@ void engine::add_worker_figures(run_result& res) const {
 
 // Requests and their response times, summed over the clients.
 void engine::add_client_figures(run_result& res) const {
-  latency_histogram req;
+  bench::latency_histogram req;
   for (const auto& s : slots_) {
     req.merge(s->rt);
     res.requests_issued += s->issued;

@@ -33,7 +33,7 @@ instant instant::now() {
 
 double ticks_to_ns(double ticks) { return runtime::ticks_to_ns(ticks, counter_frequency()); }
 
-latency_summary summarize_ticks(const latency_histogram& h) {
+latency_summary summarize_ticks(const bench::latency_histogram& h) {
   latency_summary s;
   s.count = h.count();
   s.mean_ns = ticks_to_ns(h.mean());
@@ -81,7 +81,7 @@ void add_spin_and_waits(run_result& r, const instant& a, const instant& b, const
 
 namespace {
 
-ratio_summary summarize(const ratio_histogram& h) {
+ratio_summary summarize(const bench::ratio_histogram& h) {
   ratio_summary s;
   s.rounds = h.count();
   if (s.rounds == 0) return s;
@@ -99,7 +99,7 @@ void add_delay_figures(run_result& r, const delay_sample& s) {
   delay_accuracy_summary& a = r.delay_accuracy;
   a.applies = r.policy == policy_kind::time || r.policy == policy_kind::exp_backoff;
   if (a.applies) {
-    ratio_histogram all;
+    bench::ratio_histogram all;
     for (int b = 0; b < delay_sample::kBands; ++b) {
       all.merge(s.accuracy[b]);
       a.bands[b] = summarize(s.accuracy[b]);

@@ -8,7 +8,7 @@
 #include <chrono>
 
 #include "delay_sample.hpp"
-#include "histogram.hpp"
+#include "histogram.hpp"  // bench/common: the tools' histograms
 #include "run_result.hpp"
 #include "spin_tally.hpp"
 #include "spinwise/runtime/stats_report.hpp"
@@ -29,7 +29,7 @@ struct instant {
 double ticks_to_ns(double ticks);
 
 // A latency histogram of counter ticks, in ns.
-latency_summary summarize_ticks(const latency_histogram& h);
+latency_summary summarize_ticks(const bench::latency_histogram& h);
 
 // Process CPU and spin delays over [a, b], and the waits of the lock under test: time in spin
 // delays, relaxes, contended waits, yields and parks from the lock class kStressLatchClass (the

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "delay_sample.hpp"
-#include "histogram.hpp"
+#include "histogram.hpp"  // bench/common: the tools' histograms
 #include "lock_catalog.hpp"
 #include "spin_tally.hpp"
 #include "spinwise/arch.hpp"
@@ -41,7 +41,7 @@ struct rng {
 // One worker's figures: written by its thread only, read after the join. The "_all" fields count
 // window or not; the others only sub-queries that began inside the window.
 struct alignas(kCacheLinePad) worker_stats {
-  latency_histogram subquery_rt, hold, wait;
+  bench::latency_histogram subquery_rt, hold, wait;
   std::uint64_t executed_all = 0;  // every sub-query run, window or not
   std::uint64_t subqueries = 0, acquisitions = 0, waits = 0;
   std::uint64_t hold_ticks = 0;

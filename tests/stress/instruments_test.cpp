@@ -9,7 +9,7 @@ using namespace stress_test;
 
 // Guards against percentiles off by a bucket (or by the exact/log boundary at 64).
 TEST(StressHistogram, ExactBelow64AndWithin3PercentAbove) {
-  st::latency_histogram h;
+  spinwise::bench::latency_histogram h;
   for (std::uint64_t v = 1; v <= 100; ++v) h.record(v);
   EXPECT_EQ(h.count(), 100u);
   EXPECT_EQ(h.percentile(50), 50u);
@@ -18,7 +18,7 @@ TEST(StressHistogram, ExactBelow64AndWithin3PercentAbove) {
   EXPECT_EQ(h.percentile(100), 100u);
   EXPECT_DOUBLE_EQ(h.mean(), 50.5);
 
-  st::latency_histogram big;
+  spinwise::bench::latency_histogram big;
   for (std::uint64_t v = 1000; v < 1'001'000; v += 1000) big.record(v);
   for (double p : {10.0, 50.0, 90.0, 99.0, 99.9}) {
     const double exact = 1000.0 * std::ceil(p / 100.0 * 1000.0);
@@ -26,14 +26,17 @@ TEST(StressHistogram, ExactBelow64AndWithin3PercentAbove) {
     EXPECT_GE(got, exact) << p;
     EXPECT_LE(got, exact * 1.033) << p;
   }
-  for (std::size_t i = 0; i + 1 < st::latency_histogram::kBuckets; ++i) {
-    ASSERT_EQ(st::latency_histogram::index(st::latency_histogram::upper_bound(i)), i);
-    ASSERT_EQ(st::latency_histogram::index(st::latency_histogram::upper_bound(i) + 1), i + 1);
+  for (std::size_t i = 0; i + 1 < spinwise::bench::latency_histogram::kBuckets; ++i) {
+    ASSERT_EQ(spinwise::bench::latency_histogram::index(spinwise::bench::latency_histogram::upper_bound(i)),
+              i);
+    ASSERT_EQ(
+        spinwise::bench::latency_histogram::index(spinwise::bench::latency_histogram::upper_bound(i) + 1),
+        i + 1);
   }
 }
 
 TEST(StressHistogram, MergeAndEmpty) {
-  st::latency_histogram a, b, e;
+  spinwise::bench::latency_histogram a, b, e;
   EXPECT_EQ(e.percentile(99), 0u);
   EXPECT_EQ(e.min(), 0u);
   a.record(10);
@@ -50,7 +53,7 @@ TEST(StressHistogram, MergeAndEmpty) {
 // Guards against delay_accuracy percentiles off by more than a bucket: ratios land within 0.8%,
 // percentiles are nearest-rank and stay within the recorded range, and merging adds up.
 TEST(StressHistogram, RatiosWithinABucketAndMerged) {
-  st::ratio_histogram h;
+  spinwise::bench::ratio_histogram h;
   EXPECT_EQ(h.percentile(50), 0.0);
   for (int i = 1; i <= 1000; ++i) h.record(0.5 + i / 1000.0);  // 0.501 .. 1.5
   EXPECT_EQ(h.count(), 1000u);
@@ -64,20 +67,20 @@ TEST(StressHistogram, RatiosWithinABucketAndMerged) {
   EXPECT_LE(h.percentile(50), h.percentile(90));
   EXPECT_DOUBLE_EQ(h.percentile(100), 1.5) << "kept within the recorded range";
   // Out of range and odd values land in the end buckets, never outside the array.
-  st::ratio_histogram edges;
+  spinwise::bench::ratio_histogram edges;
   for (double v : {0.0, 1e-9, 1e9, std::nan("")}) edges.record(v);
   EXPECT_EQ(edges.count(), 4u);
-  EXPECT_EQ(st::ratio_histogram::index(0.0), 0u);
-  EXPECT_EQ(st::ratio_histogram::index(1e9), st::ratio_histogram::kBuckets - 1);
-  for (std::size_t i = 0; i < st::ratio_histogram::kBuckets; ++i) {
-    ASSERT_EQ(st::ratio_histogram::index(st::ratio_histogram::middle(i)), i);
+  EXPECT_EQ(spinwise::bench::ratio_histogram::index(0.0), 0u);
+  EXPECT_EQ(spinwise::bench::ratio_histogram::index(1e9), spinwise::bench::ratio_histogram::kBuckets - 1);
+  for (std::size_t i = 0; i < spinwise::bench::ratio_histogram::kBuckets; ++i) {
+    ASSERT_EQ(spinwise::bench::ratio_histogram::index(spinwise::bench::ratio_histogram::middle(i)), i);
   }
-  st::ratio_histogram a, b;
+  spinwise::bench::ratio_histogram a, b;
   a.record(2.0);
   b.record(0.25);
   b.record(4.0);
   a.merge(b);
-  a.merge(st::ratio_histogram{});
+  a.merge(spinwise::bench::ratio_histogram{});
   EXPECT_EQ(a.count(), 3u);
   EXPECT_DOUBLE_EQ(a.min(), 0.25);
   EXPECT_DOUBLE_EQ(a.max(), 4.0);

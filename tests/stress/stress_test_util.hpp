@@ -27,7 +27,7 @@
 #include "counted_policy.hpp"
 #include "delay_sample.hpp"
 #include "emulated_relaxer.hpp"
-#include "histogram.hpp"
+#include "histogram.hpp"  // bench/common: the tools' histograms
 #include "lock_catalog.hpp"
 #include "measurement.hpp"
 #include "relax_drift.hpp"

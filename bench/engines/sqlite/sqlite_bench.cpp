@@ -61,6 +61,7 @@
 #include <thread>
 #include <vector>
 
+#include "histogram.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/relax_time.hpp"
@@ -104,61 +105,11 @@ struct options {
 
 // --- operation latencies ---------------------------------------------------------------------
 
-// Log-linear buckets, 32 per power of two (5 significant bits, HdrHistogram's layout): a
-// percentile read as its bucket's upper bound is at most 1/32 above the true value. Each thread
-// fills its own; they are merged after the run, so the percentiles weigh every operation alike.
-class latency_histogram {
- public:
-  void add(std::uint64_t ns) noexcept {
-    ++counts_[index(std::min(ns, kMaxValue))];
-    ++count_;
-    max_ = std::max(max_, ns);
-  }
-  void merge(const latency_histogram& o) noexcept {
-    for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
-    count_ += o.count_;
-    max_ = std::max(max_, o.max_);
-  }
-  std::uint64_t count() const noexcept { return count_; }
-  std::uint64_t max() const noexcept { return max_; }
-  // The upper bound of the bucket that holds the q-quantile (never above the maximum); 0 if empty.
-  std::uint64_t percentile(double q) const noexcept {
-    if (count_ == 0) return 0;
-    const auto rank =
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
-    std::uint64_t seen = 0;
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
-      seen += counts_[i];
-      if (seen >= rank) return std::min(upper_bound(i), max_);
-    }
-    return max_;
-  }
-
- private:
-  static constexpr int kSubBits = 5;
-  static constexpr std::uint64_t kSub = 1u << kSubBits;
-  static constexpr int kMaxExponent = 47;  // 2^48 ns, 78 hours: longer is counted there
-  static constexpr std::uint64_t kMaxValue = (std::uint64_t{1} << (kMaxExponent + 1)) - 1;
-  static constexpr std::size_t kBuckets = kSub + (kMaxExponent - kSubBits + 1) * kSub;
-
-  // Below 32 ns a bucket per ns; from 2^e (e >= 5) on, 32 buckets across [2^e, 2^(e+1)).
-  static std::size_t index(std::uint64_t v) noexcept {
-    if (v < kSub) return static_cast<std::size_t>(v);
-    const int e = 63 - __builtin_clzll(v);
-    const std::uint64_t sub = (v >> (e - kSubBits)) & (kSub - 1);
-    return static_cast<std::size_t>(kSub + static_cast<std::uint64_t>(e - kSubBits) * kSub + sub);
-  }
-  static std::uint64_t upper_bound(std::size_t i) noexcept {
-    if (i < kSub) return i;
-    const int e = static_cast<int>((i - kSub) / kSub) + kSubBits;
-    const std::uint64_t sub = (i - kSub) % kSub;
-    return ((kSub + sub + 1) << (e - kSubBits)) - 1;
-  }
-
-  std::array<std::uint64_t, kBuckets> counts_{};
-  std::uint64_t count_ = 0;
-  std::uint64_t max_ = 0;
-};
+// The tools' histogram (bench/common/histogram.hpp): exact below 64 ns, then 32 buckets per power
+// of two, so a percentile read as its bucket's upper bound is at most 1/32 above the true value.
+// Each thread fills its own; they are merged after the run, so the percentiles weigh every
+// operation alike.
+using spinwise::bench::latency_histogram;
 
 // --- SQLite, thinly ----------------------------------------------------------------------------
 
@@ -516,7 +467,7 @@ class worker {
         return;
       }
       if (measured) {
-        r_.latency.add(static_cast<std::uint64_t>(
+        r_.latency.record(static_cast<std::uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()));
         ++r_.ops;
         r_.locked_retries += retries;
@@ -733,10 +684,10 @@ int run(options o) {
   out["ops_per_thread_min"] = ops_min;
   out["ops_per_thread_max"] = ops_max;
   out["latency_ns"] = {{"count", latency.count()},
-                       {"p50", latency.percentile(0.50)},
-                       {"p90", latency.percentile(0.90)},
-                       {"p99", latency.percentile(0.99)},
-                       {"p999", latency.percentile(0.999)},
+                       {"p50", latency.percentile(50)},
+                       {"p90", latency.percentile(90)},
+                       {"p99", latency.percentile(99)},
+                       {"p999", latency.percentile(99.9)},
                        {"max", latency.max()},
                        {"bounds", "upper bounds of 1/32-octave buckets: at most 3.2% above"}};
   out["cpu_s"] = cpu;

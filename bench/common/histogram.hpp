@@ -1,6 +1,7 @@
 #pragma once
-// The histograms behind every percentile spinwise-stress reports: no stored samples however long
-// a run is; one per thread, merged at the end.
+// The histograms behind every percentile the benchmark tools report (spinwise-stress,
+// spinwise-sqlite-bench): no stored samples however long a run is; one per thread, merged at the
+// end.
 //   - latency_histogram: integers (counter ticks), exact below 64, then 32 buckets per power of
 //     two (values within 3.2%);
 //   - ratio_histogram: positive ratios (an achieved delay over the requested one), 128 buckets per
@@ -11,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace spinwise::stress {
+namespace spinwise::bench {
 
 class latency_histogram {
  public:
@@ -97,4 +98,4 @@ class ratio_histogram {
   double min_ = 0, max_ = 0;
 };
 
-}  // namespace spinwise::stress
+}  // namespace spinwise::bench

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace spinwise::stress {
+namespace spinwise::bench {
 
 void latency_histogram::merge(const latency_histogram& o) noexcept {
   for (std::size_t i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
@@ -62,4 +62,4 @@ double ratio_histogram::percentile(double p) const noexcept {
   return max_;
 }
 
-}  // namespace spinwise::stress
+}  // namespace spinwise::bench
