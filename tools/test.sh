@@ -250,7 +250,7 @@ PY
   fi
 }
 # The memcached harness's smoke mode: one cell, memcached with no preload, with the interposer
-# passing through (glibc) and on hybrid, 1 s each. It passes when every run did work, the hybrid
+# passing through (glibc) and on the default kind (adaptive), 1 s each. It passes when every run did work, its
 # run's statistics counted the server's locks, and nothing is left behind.
 engines_memcached() {
   local t missing=()
@@ -269,16 +269,16 @@ engines_memcached() {
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
 assert len(r) == 3 and all(x["ok"] and x["ops"] > 0 for x in r), r
-h = next(x for x in r if x["arm"] == "hybrid")
-assert h["preload"] and h["preload"]["acquisitions"] > 0, f"the hybrid run counted no lock: {h}"
+h = next(x for x in r if x["arm"] == "adaptive")  # the interposer's default kind
+assert h["preload"] and h["preload"]["acquisitions"] > 0, f"the adaptive run counted no lock: {h}"
 print("--- engines: memcached smoke " + ", ".join(f"{x['arm']} {x['ops_per_s'] / 1000:.0f}k ops/s" for x in r)
-      + f"; hybrid took {h['preload']['acquisitions'] / h['ops']:.1f} locks per operation")
+      + f"; adaptive took {h['preload']['acquisitions'] / h['ops']:.1f} locks per operation")
 PY
   rm -rf "$out"
   [ "$before" = "$after" ] || { echo "--- engines: the memcached harness left a server or a temporary directory behind: $after"; return 1; }
 }
 # The real-program harness's smoke mode (bench/engines/programs): every program, with no preload,
-# through the interposer (glibc) and on hybrid, each run's output checked; run.py exits non-zero
+# through the interposer (glibc) and on the default kind (adaptive), each run's output checked; run.py exits non-zero
 # when a run failed or a program's output was wrong.
 engines_programs() {
   local t missing=()
