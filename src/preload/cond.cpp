@@ -59,6 +59,15 @@ long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const time
                  FUTEX_BITSET_MATCH_ANY);
 }
 
+// A signal (n = 1) or a broadcast (n = INT_MAX): the sequence moves, so a waiter between its read
+// of it and its sleep does not sleep; sleepers are woken only when a waiter is inside (seq_cst on
+// both sides: a waiter counts itself before it reads the sequence).
+void cond_wake(cond_state& s, int n) noexcept {
+  s.seq.fetch_add(1, std::memory_order_seq_cst);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0)
+    futex_op(s.seq, FUTEX_WAKE, static_cast<std::uint32_t>(n), nullptr);
+}
+
 }  // namespace
 }  // namespace spinwise::preload
 
@@ -103,18 +112,14 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
 SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
   if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_signal)(c);
-  cond_state& s = cond_of(c);
-  s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, 1, nullptr);
+  cond_wake(cond_of(c), 1);
   return 0;
 }
 
 SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
   if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_broadcast)(c);
-  cond_state& s = cond_of(c);
-  s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0) futex_op(s.seq, FUTEX_WAKE, INT_MAX, nullptr);
+  cond_wake(cond_of(c), INT_MAX);
   return 0;
 }
 
