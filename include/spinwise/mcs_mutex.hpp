@@ -87,7 +87,8 @@ class mcs_raw : public fifo_raw<mcs_raw<Policy, PatienceUs>, Policy> {
     // links or promotes it; acquire (also on failure) pairs with the previous enqueuer's release,
     // so its node is complete before we link, and with the last head's release CAS to null, so
     // our vouch comes after any made before the queue emptied.
-    if constexpr (!gate_t::kStrict) node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
+    bool alone = gate_t::alone_now();  // whether this thread has its CPU to itself
+    if constexpr (!gate_t::kStrict) node.beat.store(gate_t::beat_now(alone), std::memory_order_relaxed);
     mcs_link* prev = tail_.load(std::memory_order_acquire);
     do {
       if (prev == nullptr) gate_.vouch(node.beat.load(std::memory_order_relaxed));
@@ -101,11 +102,11 @@ class mcs_raw : public fifo_raw<mcs_raw<Policy, PatienceUs>, Policy> {
       // Acquire pairs with the promotion below, made by the head before us.
       while (node.head.load(std::memory_order_acquire) == 0) {
         if (!gate_t::kStrict && gate_t::beat_due(last, every))
-          node.beat.store(gate_t::beat_now(), std::memory_order_relaxed);
-        m.yield();
+          node.beat.store(gate_t::beat_now(alone), std::memory_order_relaxed);
+        alone = gate_t::alone_after_yield(m);
       }
     }
-    gate_.head_wait(w, m);
+    gate_.head_wait(w, m, alone);
     // We hold the lock: pass the queue on, vouching for the next head with its node's beat (read
     // after its link, which it stamped before). No release runs before that: we hold. node dies
     // when we return.

@@ -88,18 +88,19 @@ class ticket_raw : public fifo_raw<ticket_raw<Policy, PatienceUs>, Policy> {
     std::uint32_t ticket;
     do {
       ticket = next_of(q);
-      show_running(ticket, ticket - head_of(q));
+      show_running(ticket, ticket - head_of(q), gate_t::alone_now());
     } while (!queue_.compare_exchange_weak(q, q + kTicketOne, std::memory_order_acq_rel,
                                            std::memory_order_acquire));
     std::uint64_t last = 0;
     const std::uint64_t every = gate_t::beat_ticks();
+    bool alone = gate_t::alone_now();
     for (;;) {
       const std::uint32_t place = ticket - head_of(queue_.load(std::memory_order_acquire));
       if (place == 0) break;
-      if (gate_t::beat_due(last, every)) show_running(ticket, place);
-      m.yield();  // someone ahead: it cannot be our turn before theirs
+      if (gate_t::beat_due(last, every)) show_running(ticket, place, alone);
+      alone = gate_t::alone_after_yield(m);  // someone ahead: it cannot be our turn before theirs
     }
-    gate_.head_wait(w, m);
+    gate_.head_wait(w, m, alone);
     // Low half + 1, without a carry into the next-ticket half when the head wraps (only the
     // holder advances it, and ticket is the head).
     const std::uint64_t was =
@@ -115,12 +116,12 @@ class ticket_raw : public fifo_raw<ticket_raw<Policy, PatienceUs>, Policy> {
   }
 
   // A waiter with `ticket`, `place` places behind the head (0: the head), shows that it runs.
-  void show_running(std::uint32_t ticket, std::uint32_t place) noexcept {
+  void show_running(std::uint32_t ticket, std::uint32_t place, bool alone) noexcept {
     if constexpr (!gate_t::kStrict) {
       if (place == 0) {
-        gate_.vouch(gate_t::beat_now());
+        gate_.vouch(gate_t::beat_now(alone));
       } else if (place <= 2) {
-        place_beat(ticket).store(gate_t::tagged_beat(ticket), std::memory_order_relaxed);
+        place_beat(ticket).store(gate_t::tagged_beat(ticket, alone), std::memory_order_relaxed);
       }
     }
   }

@@ -65,7 +65,10 @@
  *     stale in the strict variant. beat_ is a bit (0 or a stamp): head_beat() after the first
  *     stamps nothing new the model could see, since freshness is a choice anyway. Every value the
  *     real clock could give is covered, so exclusion and the absence of stranding hold for every
- *     patience and every schedule. (Exclusion never reads the clock, as the header says.)
+ *     patience and every schedule. (Exclusion never reads the clock, as the header says.) So the
+ *     longer patience of a head whose beat carries kAlone (its thread has its CPU to itself) is
+ *     one more clock value the choice covers, not a step of its own: the protocol's steps and
+ *     their order are the same with or without it.
  *   - Poll loops are blocking guards (as in spin_shared_mutex.pml): the queued waiter's
  *     `while (ticket != head) yield` is `qhead == ticket`; head_wait()'s loop is one step
  *     `held != HELD -> held = HELD` (head_try_take's load and CAS from the value read: under

@@ -40,6 +40,16 @@
 // FIFO, the old behaviour). Only order depends on it: exclusion is held_ alone (acquire CAS,
 // release store), whatever the clock says.
 //
+// A head that is merely slow is told from one that does not run by its yields. A waiter behind the
+// head yields per poll; a yield that comes back within a quarter of the patience found nothing
+// else to run on its CPU, and the waiter's beats say so (kAlone, kept per thread for its next
+// wait). Such a head is waited for ten patiences (kAloneFactor: 200 us by default): what stops a
+// thread that has its CPU (an interrupt, the host taking the vCPU) is over by then, and a thread
+// the scheduler switched away from did not come back from its yield that fast. Without it, on a
+// 2-vCPU KVM guest whose timer interrupts stop a thread for 25-800 us about 200 times a second,
+// the releaser took the lock back at every release of each stop: 1-48% of the handoffs of a
+// two-thread loop (spinwise-order-probe; bench/results/fifo-alone/README.md).
+//
 // Its SPIN model: tests/models/fifo_gate.pml (exclusion, no waiter stranded, strict order;
 // docs/model-checking.md).
 
@@ -59,6 +69,15 @@ inline constexpr std::uint32_t kDefaultFifoPatienceUs = 20;
 // The head stamps beat_ at most this often: a store to the lock's line per poll would be read by
 // every other poller.
 inline constexpr double kBeatNs = 250;
+// A head whose thread has its CPU to itself (fifo_gate::alone_after_yield) is waited for this many
+// patiences.
+inline constexpr std::uint64_t kAloneFactor = 10;
+
+// Per thread: whether its last yield in a FIFO lock's wait came back at once (fifo_gate::
+// alone_after_yield). A bool with constant initialization: no guard, no destructor.
+struct fifo_thread {
+  static inline thread_local bool alone = false;
+};
 
 template <std::uint32_t PatienceUs>
 class fifo_gate {
@@ -67,6 +86,11 @@ class fifo_gate {
   static constexpr std::uint32_t kHeld = 1;
   static constexpr std::uint32_t kReserved = 2;
   static constexpr bool kStrict = PatienceUs == 0;
+  // A beat: the low 48 bits of the counter; kAlone above them (the thread has its CPU to itself);
+  // in a tagged beat (ticket_mutex's), 15 bits of the waiter's ticket above that.
+  static constexpr std::uint64_t kBeatMask = (std::uint64_t{1} << 48) - 1;
+  static constexpr std::uint64_t kAlone = std::uint64_t{1} << 48;
+  static constexpr std::uint32_t kTagMask = 0x7fff;
 
   // A free, unreserved lock; acquire pairs with release().
   bool try_take_free() noexcept {
@@ -96,11 +120,26 @@ class fifo_gate {
     }
   }
 
-  // A beat of the calling thread, now: the low 48 bits of the counter, never 0 (0 is "none").
-  static std::uint64_t beat_now() noexcept {
+  // A beat of the calling thread, now: the low 48 bits of the counter, never 0 (0 is "none"),
+  // and kAlone when the thread has its CPU to itself (alone_after_yield()).
+  static std::uint64_t beat_now(bool alone = false) noexcept {
     const std::uint64_t t = read_counter() & kBeatMask;
-    return t == 0 ? 1 : t;
+    return (t == 0 ? 1 : t) | (alone ? kAlone : 0);
   }
+  // A waiter yields its CPU and learns whether it has that CPU to itself: a yield that comes back
+  // within a quarter of the patience found no other thread to run there. Such a waiter, stopped
+  // by the host or an interrupt, is back within microseconds, not a scheduler's slice: its beats
+  // carry kAlone and count for the alone patience. Kept per thread, for its next wait's first beat.
+  template <class Meter>
+  static bool alone_after_yield(Meter& m) noexcept {
+    const std::uint64_t t0 = read_counter();
+    m.yield();
+    const bool alone = read_counter() - t0 < patience_ticks() / 4;
+    fifo_thread::alone = alone;
+    return alone;
+  }
+  // What the calling thread's last yield in a FIFO wait said (false before its first).
+  static bool alone_now() noexcept { return fifo_thread::alone; }
   // True, and `last` moved on, once `every` ticks (beat_ticks()) have passed since `last`: how a
   // waiter throttles its stamps (a store to a shared line per poll would be read by every poller).
   static bool beat_due(std::uint64_t& last, std::uint64_t every) noexcept {
@@ -111,9 +150,9 @@ class fifo_gate {
   }
 
   // The head polls: stamps beat_ every `every` ticks.
-  void head_beat(std::uint64_t& last, std::uint64_t every) noexcept {
+  void head_beat(std::uint64_t& last, std::uint64_t every, bool alone) noexcept {
     if constexpr (!kStrict) {
-      if (beat_due(last, every)) beat_.store(beat_now(), std::memory_order_relaxed);
+      if (beat_due(last, every)) beat_.store(beat_now(alone), std::memory_order_relaxed);
     }
   }
   // The queue has a new head, which last showed it runs at `beat` (0: unknown, so stale). Called
@@ -132,6 +171,10 @@ class fifo_gate {
   // bench/results/compare-amd/fifo-order.)
   void vouch_waiter(std::uint64_t beat) noexcept {
     if constexpr (!kStrict) {
+      if ((beat & kAlone) != 0) {
+        beat_.store(beat, std::memory_order_relaxed);
+        return;
+      }
       const std::uint64_t patience = patience_ticks();
       const std::uint64_t aged = (beat - (patience - patience / 4)) & kBeatMask;
       beat_.store(beat == 0 ? 0 : aged == 0 ? 1 : aged, std::memory_order_relaxed);
@@ -144,11 +187,11 @@ class fifo_gate {
   // yield per poll, stamping its heartbeat all along; it leaves beat_ at 0. The caller then
   // vouches for the next head, if any, and passes the queue on.
   template <class Waiter, class Meter>
-  void head_wait(Waiter& w, Meter& m) noexcept {
+  void head_wait(Waiter& w, Meter& m, bool alone) noexcept {
     std::uint64_t beat = 0;
     const std::uint64_t every = beat_ticks();
     for (;;) {
-      head_beat(beat, every);
+      head_beat(beat, every, alone);
       if (head_try_take()) {
         // The head holds the lock and is a head no more: no beat until one is vouched for. (Left
         // standing, the holder's own beat cost the handoff cell 1.3x-1.4x, ticket and mcs, on a
@@ -157,11 +200,11 @@ class fifo_gate {
         return;
       }
       if (w.is_completed()) {
-        m.yield();
+        alone = alone_after_yield(m);
       } else {
         // Stamps inside the round too, for a policy that asks until() within a round.
-        m.snooze(w, [this, &beat, every] {
-          head_beat(beat, every);
+        m.snooze(w, [this, &beat, every, alone] {
+          head_beat(beat, every, alone);
           return looks_free();
         });
       }
@@ -221,17 +264,31 @@ class fifo_gate {
       // ahead) is fresh only within the patience too, else a head descheduled there would look
       // fresh for good.
       const std::uint64_t d = (read_counter() - b) & kBeatMask;
-      return std::min(d, kBeatMask + 1 - d) > patience_ticks();
+      return std::min(d, kBeatMask + 1 - d) > patience_for(b);
     }
   }
 
   // Heartbeats of waiters behind the head, for a lock to hand on (ticket_mutex): a beat tagged
   // with the low 16 bits of the waiter's ticket, and the beat back if the tag is `ticket`'s.
-  static std::uint64_t tagged_beat(std::uint32_t ticket) noexcept {
-    return (std::uint64_t{ticket & 0xffffu} << 48) | beat_now();
+  static std::uint64_t tagged_beat(std::uint32_t ticket, bool alone) noexcept {
+    return (std::uint64_t{ticket & kTagMask} << 49) | beat_now(alone);
   }
   static std::uint64_t beat_if_tagged(std::uint64_t tagged, std::uint32_t ticket) noexcept {
-    return (tagged >> 48) == (ticket & 0xffffu) ? tagged & kBeatMask : 0;
+    return (tagged >> 49) == (ticket & kTagMask) ? tagged & (kBeatMask | kAlone) : 0;
+  }
+
+  // Converted at each use, not cached in a function-local static: its initialization guard would
+  // make a waiter wait for a thread stopped inside it (arch/spinwise/arch/feature_bit.hpp), which
+  // is what this gate exists to avoid. A relaxed load and a multiply.
+  // (Counter ticks.)
+  static std::uint64_t patience_ticks() noexcept {
+    return static_cast<std::uint64_t>(PatienceUs * 1e-6 * static_cast<double>(counter_frequency()));
+  }
+  // How long a head may go without a beat: the patience, or kAloneFactor times it for a beat
+  // with kAlone (in counter ticks).
+  static std::uint64_t patience_for(std::uint64_t beat) noexcept {
+    const std::uint64_t patience = patience_ticks();
+    return (beat & kAlone) != 0 ? patience * kAloneFactor : patience;
   }
 
   static std::uint64_t beat_ticks() noexcept {
@@ -243,15 +300,6 @@ class fifo_gate {
   SPINWISE_COLD void release_to_queue() noexcept {
     held_.store(head_stale() ? kFree : kReserved, std::memory_order_release);
   }
-
-  // Converted at each use, not cached in a function-local static: its initialization guard would
-  // make a waiter wait for a thread stopped inside it (arch/spinwise/arch/feature_bit.hpp), which
-  // is what this gate exists to avoid. A relaxed load and a multiply.
-  static std::uint64_t patience_ticks() noexcept {
-    return static_cast<std::uint64_t>(PatienceUs * 1e-6 * static_cast<double>(counter_frequency()));
-  }
-
-  static constexpr std::uint64_t kBeatMask = (std::uint64_t{1} << 48) - 1;
 
   std::atomic<std::uint64_t> beat_{0};
   std::atomic<std::uint32_t> held_{kFree};
