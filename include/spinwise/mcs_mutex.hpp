@@ -40,7 +40,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
@@ -79,7 +78,7 @@ class mcs_raw : public fifo_raw<mcs_raw<Policy, PatienceUs>, Policy> {
 
   // Joins the queue and waits until this thread holds the lock.
   template <class Stats>
-  void queued(typename Policy::waiter& w, wait_meter<Stats>& m) noexcept {
+  void queued(spin_then_yield<Policy, Stats>& wt) noexcept {
     mcs_waiter_node node;
     // Enqueue: tail -> &node, showing first that we run: the node's beat, and the gate's when the
     // queue is empty (we will be its head), before the node is visible. A CAS, not an exchange,
@@ -103,10 +102,10 @@ class mcs_raw : public fifo_raw<mcs_raw<Policy, PatienceUs>, Policy> {
       while (node.head.load(std::memory_order_acquire) == 0) {
         if (!gate_t::kStrict && gate_t::beat_due(last, every))
           node.beat.store(gate_t::beat_now(alone), std::memory_order_relaxed);
-        alone = gate_t::alone_after_yield(m);
+        alone = gate_t::alone_after([&wt] { wt.yield(); });
       }
     }
-    gate_.head_wait(w, m, alone);
+    gate_.head_wait(wt, alone);
     // We hold the lock: pass the queue on, vouching for the next head with its node's beat (read
     // after its link, which it stamped before). No release runs before that: we hold. node dies
     // when we return.
@@ -126,17 +125,14 @@ class mcs_raw : public fifo_raw<mcs_raw<Policy, PatienceUs>, Policy> {
   }
 
   // Waits out the two-instruction window between an enqueuer's exchange on tail_ and its link
-  // store. Bounded like any wait here: if the enqueuer was preempted in between, we yield.
+  // store. Bounded like any wait here (wait_core.hpp's spin_then_yield, measuring nothing: the
+  // lock is held already): if the enqueuer was preempted in between, we yield.
   SPINWISE_COLD static mcs_link* wait_for_link(const mcs_link& link) noexcept {
-    typename Policy::waiter w;
+    spin_then_yield<Policy, no_stats> wt(&link, lock_mode::x);
     for (;;) {
       if (mcs_link* succ = link.next.load(std::memory_order_acquire))
         return succ;  // pairs with the link store
-      if (!w.is_completed()) {
-        w.snooze();
-      } else {
-        std::this_thread::yield();
-      }
+      wt.pause();
     }
   }
 

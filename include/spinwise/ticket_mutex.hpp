@@ -35,7 +35,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 
 #include "spinwise/config.hpp"
@@ -78,7 +77,7 @@ class ticket_raw : public fifo_raw<ticket_raw<Policy, PatienceUs>, Policy> {
 
   // Takes a ticket and waits in the queue until its thread holds the lock.
   template <class Stats>
-  void queued(typename Policy::waiter& w, wait_meter<Stats>& m) noexcept {
+  void queued(spin_then_yield<Policy, Stats>& wt) noexcept {
     // Take a number, showing first that we run (gate_t::vouch): a ticket that makes us the head,
     // or one or two places behind it, is stamped before it is visible. Release on the CAS: the
     // head that advances to us reads the stamp (below). Acquire on the load and on a failed CAS:
@@ -98,9 +97,9 @@ class ticket_raw : public fifo_raw<ticket_raw<Policy, PatienceUs>, Policy> {
       const std::uint32_t place = ticket - head_of(queue_.load(std::memory_order_acquire));
       if (place == 0) break;
       if (gate_t::beat_due(last, every)) show_running(ticket, place, alone);
-      alone = gate_t::alone_after_yield(m);  // someone ahead: it cannot be our turn before theirs
+      alone = gate_t::alone_after([&wt] { wt.yield(); });  // someone ahead: not our turn yet
     }
-    gate_.head_wait(w, m, alone);
+    gate_.head_wait(wt, alone);
     // Low half + 1, without a carry into the next-ticket half when the head wraps (only the
     // holder advances it, and ticket is the head).
     const std::uint64_t was =

@@ -64,22 +64,14 @@ TEST(FifoGate, ATaggedBeatCarriesItsTicketAndKAlone) {
   EXPECT_NE(gate::beat_if_tagged(shared, 41), 0u);
 }
 
-struct instant_meter {
-  void yield() noexcept {}
-};
-struct slow_meter {  // a yield that gave the CPU to someone else for longer than a quarter patience
-  void yield() noexcept { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
-};
-
 TEST(FifoGate, AYieldThatComesBackLateSaysTheCpuIsShared) {
-  slow_meter slow;
-  EXPECT_FALSE(gate::alone_after_yield(slow));
+  // A yield that gave the CPU to someone else for longer than a quarter patience.
+  EXPECT_FALSE(gate::alone_after([] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }));
   EXPECT_FALSE(gate::alone_now()) << "kept for the thread's next wait";
   // A yield that returned at once: alone, unless this thread itself was stopped for a quarter
   // patience around it (then either answer is right, and the test checks nothing more).
-  instant_meter instant;
   const auto t0 = std::chrono::steady_clock::now();
-  const bool alone = gate::alone_after_yield(instant);
+  const bool alone = gate::alone_after([] {});
   if (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(250)) {
     EXPECT_TRUE(alone);
     EXPECT_TRUE(gate::alone_now());

@@ -69,12 +69,12 @@ inline constexpr std::uint32_t kDefaultFifoPatienceUs = 20;
 // The head stamps beat_ at most this often: a store to the lock's line per poll would be read by
 // every other poller.
 inline constexpr double kBeatNs = 250;
-// A head whose thread has its CPU to itself (fifo_gate::alone_after_yield) is waited for this many
+// A head whose thread has its CPU to itself (fifo_gate::alone_after) is waited for this many
 // patiences.
 inline constexpr std::uint64_t kAloneFactor = 10;
 
 // Per thread: whether its last yield in a FIFO lock's wait came back at once (fifo_gate::
-// alone_after_yield). A bool with constant initialization: no guard, no destructor.
+// alone_after). A bool with constant initialization: no guard, no destructor.
 struct fifo_thread {
   static inline thread_local bool alone = false;
 };
@@ -121,19 +121,20 @@ class fifo_gate {
   }
 
   // A beat of the calling thread, now: the low 48 bits of the counter, never 0 (0 is "none"),
-  // and kAlone when the thread has its CPU to itself (alone_after_yield()).
+  // and kAlone when the thread has its CPU to itself (alone_after()).
   static std::uint64_t beat_now(bool alone = false) noexcept {
     const std::uint64_t t = read_counter() & kBeatMask;
     return (t == 0 ? 1 : t) | (alone ? kAlone : 0);
   }
-  // A waiter yields its CPU and learns whether it has that CPU to itself: a yield that comes back
-  // within a quarter of the patience found no other thread to run there. Such a waiter, stopped
-  // by the host or an interrupt, is back within microseconds, not a scheduler's slice: its beats
-  // carry kAlone and count for the alone patience. Kept per thread, for its next wait's first beat.
-  template <class Meter>
-  static bool alone_after_yield(Meter& m) noexcept {
+  // A waiter yields its CPU (yield(): the wait's yield) and learns whether it has that CPU to
+  // itself: a yield that comes back within a quarter of the patience found no other thread to run
+  // there. Such a waiter, stopped by the host or an interrupt, is back within microseconds, not a
+  // scheduler's slice: its beats carry kAlone and count for the alone patience. Kept per thread,
+  // for its next wait's first beat.
+  template <class Yield>
+  static bool alone_after(Yield&& yield) noexcept {
     const std::uint64_t t0 = read_counter();
-    m.yield();
+    yield();
     const bool alone = read_counter() - t0 < patience_ticks() / 4;
     fifo_thread::alone = alone;
     return alone;
@@ -183,11 +184,11 @@ class fifo_gate {
   // An arrival may join the queue: it is empty, or its head runs.
   bool queue_open(bool queue_empty) const noexcept { return queue_empty || !head_stale(); }
 
-  // The queue head's wait, until it holds the lock: Policy rounds while the budget lasts, then a
-  // yield per poll, stamping its heartbeat all along; it leaves beat_ at 0. The caller then
-  // vouches for the next head, if any, and passes the queue on.
-  template <class Waiter, class Meter>
-  void head_wait(Waiter& w, Meter& m, bool alone) noexcept {
+  // The queue head's wait (wt: the wait's spin_then_yield), until it holds the lock: Policy rounds
+  // while the budget lasts, then a yield per poll, stamping its heartbeat all along; it leaves
+  // beat_ at 0. The caller then vouches for the next head, if any, and passes the queue on.
+  template <class Wait>
+  void head_wait(Wait& wt, bool alone) noexcept {
     std::uint64_t beat = 0;
     const std::uint64_t every = beat_ticks();
     for (;;) {
@@ -199,11 +200,11 @@ class fifo_gate {
         vouch(0);
         return;
       }
-      if (w.is_completed()) {
-        alone = alone_after_yield(m);
+      if (wt.spent()) {
+        alone = alone_after([&wt] { wt.pause(); });
       } else {
         // Stamps inside the round too, for a policy that asks until() within a round.
-        m.snooze(w, [this, &beat, every, alone] {
+        wt.pause([this, &beat, every, alone] {
           head_beat(beat, every, alone);
           return looks_free();
         });
@@ -214,39 +215,32 @@ class fifo_gate {
   // The wait of a thread that found the queue's head stale, outside the queue: takes a free lock,
   // or one reserved for a head that has gone stale. True with the lock; false to look at the queue
   // again (it emptied, or its head runs again).
-  template <class Waiter, class Meter, class QueueEmpty>
-  bool barge(Waiter& w, Meter& m, QueueEmpty queue_empty) noexcept {
+  template <class Wait, class QueueEmpty>
+  bool barge(Wait& wt, QueueEmpty queue_empty) noexcept {
     for (;;) {
       if (barger_try_take()) return true;
       if (queue_empty()) return false;
-      if (w.is_completed()) {
-        m.yield();
-      } else {
-        m.snooze(w, [this] { return looks_free(); });
-      }
+      wt.pause([this] { return looks_free(); });
       if (!head_stale()) return false;
     }
   }
 
   // A FIFO lock's whole wait, made with the lock and the site of the call: takes the lock when it
-  // is free and nobody is queued; joins the queue while it is open (queued(w, m) returns once its
-  // thread holds the lock); waits outside it while its head is stale (barge).
+  // is free and nobody is queued; joins the queue while it is open (queued(wt) returns once its
+  // thread holds the lock); waits outside it while its head is stale (barge). One
+  // spin_then_yield (wait_core.hpp) for the whole wait: one spin budget, then a yield per poll.
   template <class Policy, class Stats, class QueueEmpty, class Queued>
   void wait(const void* lock, lock_site site, QueueEmpty queue_empty, Queued queued) noexcept {
-    wait_meter<Stats> m(lock, lock_mode::x, site);
-    typename Policy::waiter w;
+    spin_then_yield<Policy, Stats> wt(lock, lock_mode::x, site);
     for (;;) {
       if (queue_empty() && try_take_free()) break;
       if (queue_open(queue_empty())) {
-        queued(w, m);
+        queued(wt);
         break;
       }
-      if (barge(w, m, queue_empty)) break;
+      if (barge(wt, queue_empty)) break;
     }
-    // A waiter that only yielded behind others (it never spun) says nothing about spinning.
-    if (w.rounds() > 0) finish_spin(w, !w.is_completed());
-    m.account(w);
-    m.done();
+    wt.entered_from_queue();
   }
 
   bool held() const noexcept { return held_.load(std::memory_order_relaxed) == kHeld; }
@@ -307,7 +301,7 @@ class fifo_gate {
 };
 
 // A FIFO lock's raw lock (lock_shell.hpp) but its queue: the lock (Queue, which derives from this
-// and names it a friend) has a fifo_gate `gate_`, queue_empty() and queued(w, m), which joins its
+// and names it a friend) has a fifo_gate `gate_`, queue_empty() and queued(wt), which joins its
 // queue and returns once its thread holds the lock. A timed call does not queue: it polls
 // try_lock (lock_shell.hpp's poll_until), so it waits behind every queued thread.
 template <class Queue, class Policy>
@@ -330,7 +324,7 @@ class fifo_raw : public raw_lock {
   SPINWISE_COLD bool acquire_slow(no_deadline, lock_site site) noexcept {
     Queue& q = queue();
     q.gate_.template wait<Policy, Stats>(
-        this, site, [&q] { return q.queue_empty(); }, [&q](auto& w, auto& m) { q.queued(w, m); });
+        this, site, [&q] { return q.queue_empty(); }, [&q](auto& wt) { q.queued(wt); });
     return true;
   }
 

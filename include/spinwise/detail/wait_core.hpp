@@ -254,8 +254,16 @@ class spin_then_yield : public one_wait<Policy, Stats> {
       this->m_.yield();
     }
   }
+  // The budget is spent: the next pause() is a yield.
+  bool spent() const noexcept { return this->w.is_completed(); }
+  // A yield outside the budget, for a waiter that has others ahead of it (a FIFO queue's): its
+  // turn cannot come before theirs, and the CPU it gives up may be the one they need.
+  void yield() noexcept { this->m_.yield(); }
   // The wait ended in the lock: a lock taken in the yield phase counts as a spin lost.
   void entered() noexcept { this->report(!this->w.is_completed()); }
+  // The same for a FIFO queue's wait, which may never have spun (it only yielded behind others):
+  // such a wait says nothing about spinning.
+  void entered_from_queue() noexcept { this->report(!this->w.is_completed(), this->w.rounds() == 0); }
 };
 
 }  // namespace spinwise::detail
