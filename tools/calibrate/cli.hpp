@@ -13,6 +13,7 @@
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/engine_advice.hpp"
 #include "spinwise/runtime/run_context.hpp"
+#include "tune_server.hpp"
 
 namespace spinwise::calibrate_tool {
 
@@ -91,5 +92,26 @@ int advise_from_profile(const advise_request& rq, const std::string& path);
 // the advice is open; with --output the profile is written too.
 int advise_measured(const advise_request& rq, sw::calibration_options opt, sw::calibration_result result,
                     progress_line& progress, const sw::run_context& here, const std::string& output);
+
+// tune.cpp: --tune mariadb|mysql, innodb_spin_wait_delay measured on the running server.
+// The safe range --tune steps in: 0 .. 50, the range the project's sweeps covered
+// (bench/results/engines); the server's current value is measured wherever it is.
+inline constexpr unsigned kTuneDelayMax = 50;
+// The default candidate set's size at most (the current value, the advice, 0, two neighbours).
+inline constexpr std::size_t kTuneMaxCandidates = 5;
+struct tune_request {
+  sw::engine which = sw::engine::mariadb;
+  server_address address;
+  std::vector<unsigned> candidates;  // --candidates (the current value is added); empty: the default set
+  std::size_t rounds = 6;
+  double round_s = 5, settle_s = 1, time_limit_s = 300;
+  std::string counter = "Questions";  // a SHOW GLOBAL STATUS counter
+  bool apply = false;
+  std::string format;
+};
+// Exit codes: 0 a verdict (the winner, or keep the current value); 1 an error or a lost
+// connection; 2 usage; 3 the workload moved too much or the time limit passed; 130 SIGINT,
+// 143 SIGTERM. The original value is put back on every one of them but --apply's 0.
+int run_tune(const tune_request& rq);
 
 }  // namespace spinwise::calibrate_tool

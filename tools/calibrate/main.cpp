@@ -26,6 +26,57 @@
 
 using namespace spinwise::calibrate_tool;  // NOLINT(google-build-using-namespace): the tool's own
 
+namespace {
+
+// --tune: its options checked (nothing is measured or set on a usage error), then the run.
+int tune_main(const CLI::App& app, tune_request& tune, const std::string& engine_name,
+              const std::string& candidates_arg, const std::string& format) {
+  for (const char* other : {"--advise", "--watch", "--c2c", "--from-profile", "--output", "--plot", "--cpus",
+                            "--backends", "--trials", "--quick", "--strict", "--engine-version",
+                            "--mariadb-multiplier", "--target-ns", "--cycles", "--interval-ms"}) {
+    if (app.get_option(other)->count() > 0) {
+      std::fprintf(stderr, "spinwise-calibrate: %s does not go with --tune\n", other);
+      return kExitUsage;
+    }
+  }
+  if (!sw::parse_engine(engine_name, tune.which)) {
+    std::fprintf(stderr, "spinwise-calibrate: --tune '%s': unknown engine (known: mysql, mariadb)\n",
+                 engine_name.c_str());
+    return kExitUsage;
+  }
+  if (!tune.address.socket.empty() && (!tune.address.host.empty() || tune.address.port != 0)) {
+    std::fprintf(stderr, "spinwise-calibrate: --tune: --socket, or --host and --port, not both\n");
+    return kExitUsage;
+  }
+  if (tune.counter.empty() ||
+      tune.counter.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                     "0123456789_") != std::string::npos) {
+    std::fprintf(stderr, "spinwise-calibrate: --counter '%s' is not a status counter's name\n",
+                 tune.counter.c_str());
+    return kExitUsage;
+  }
+  if (!candidates_arg.empty()) {
+    std::vector<int> values;
+    if (!sw::parse_cpu_list(candidates_arg, values) || values.empty()) {  // the same list syntax
+      std::fprintf(stderr, "spinwise-calibrate: --candidates '%s': expected values such as 0,1,4\n",
+                   candidates_arg.c_str());
+      return kExitUsage;
+    }
+    for (int v : values) {
+      if (v < 0 || static_cast<unsigned>(v) > kTuneDelayMax) {
+        std::fprintf(stderr, "spinwise-calibrate: --candidates: %d is outside the safe range 0..%u\n", v,
+                     kTuneDelayMax);
+        return kExitUsage;
+      }
+      tune.candidates.push_back(static_cast<unsigned>(v));
+    }
+  }
+  tune.format = format;
+  return run_tune(tune);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{
       "spinwise-calibrate: measure what one relax instruction (PAUSE, ISB, ...) costs on every CPU of this\n"
@@ -96,6 +147,44 @@ int main(int argc, char** argv) {
   CLI::Option* from_profile_opt = app.add_option(
       "--from-profile", from_profile,
       "with --advise: advise from this saved profile (spinwise-calibrate -o) instead of measuring now");
+  tune_request tune;
+  std::string tune_engine, candidates_arg;
+  CLI::Option* tune_opt = app.add_option(
+      "--tune", tune_engine,
+      "measure innodb_spin_wait_delay on the running server instead: mariadb or mysql; steps the live "
+      "setting "
+      "over a few candidates under the server's own load, then puts the original back (docs/operators.md)");
+  const std::vector<CLI::Option*> tune_opts = {
+      app.add_option("--socket", tune.address.socket, "with --tune: the server's Unix socket"),
+      app.add_option("--host", tune.address.host, "with --tune: the server's host (TCP; default 127.0.0.1)"),
+      app.add_option("--port", tune.address.port, "with --tune: the server's TCP port")
+          ->check(CLI::Range(1u, 65535u)),
+      app.add_option("--user", tune.address.user,
+                     "with --tune: the user (default: the option files', else the login name); the password "
+                     "comes from MYSQL_PWD or the option files' [client] group, never the command line"),
+      app.add_option("--defaults-file", tune.address.defaults_file,
+                     "with --tune: read the [client] options (user, password) from this file"),
+      app.add_option(
+          "--candidates", candidates_arg,
+          "with --tune: the values to measure, e.g. 0,1,4 (the current value is added; each in 0.." +
+              std::to_string(kTuneDelayMax) + "; default: the advice, 0, the current value, neighbours)"),
+      app.add_option("--rounds", tune.rounds, "with --tune: rounds over the candidates, 2..50 (default 6)")
+          ->check(CLI::Range(std::size_t{2}, std::size_t{50})),
+      app.add_option("--round-seconds", tune.round_s,
+                     "with --tune: seconds the counter is read over, per candidate and round (default 5)")
+          ->check(CLI::Range(0.2, 600.0)),
+      app.add_option("--settle-seconds", tune.settle_s,
+                     "with --tune: seconds at a new setting before its round is read (default 1)")
+          ->check(CLI::Range(0.0, 60.0)),
+      app.add_option(
+             "--time-limit", tune.time_limit_s,
+             "with --tune: the whole run's limit in seconds (default 300); a plan that does not fit is "
+             "refused before anything is set")
+          ->check(CLI::Range(1.0, 3600.0)),
+      app.add_option("--counter", tune.counter,
+                     "with --tune: the SHOW GLOBAL STATUS counter read as throughput (default Questions)"),
+      app.add_flag("--apply", tune.apply,
+                   "with --tune: leave the winner set (default: the original is put back)")};
   app.add_flag("--list-backends", list_backends,
                "print the relax kinds this CPU supports, one per line, and exit");
   app.footer(
@@ -124,6 +213,14 @@ int main(int argc, char** argv) {
       if (sw::relax_supported(k)) std::printf("%s\n", str(sw::to_string(k)).c_str());
     }
     return kExitOk;
+  }
+
+  if (tune_opt->count() > 0) return tune_main(app, tune, tune_engine, candidates_arg, format);
+  for (const CLI::Option* o : tune_opts) {
+    if (o->count() > 0) {
+      std::fprintf(stderr, "spinwise-calibrate: %s only applies to --tune\n", o->get_name().c_str());
+      return kExitUsage;
+    }
   }
 
   const bool advising = advise_opt->count() > 0;
