@@ -106,6 +106,9 @@ struct tune_request {
   std::size_t rounds = 6;
   double round_s = 5, settle_s = 1, time_limit_s = 300;
   std::string counter = "Questions";  // a SHOW GLOBAL STATUS counter
+  // A round this many times above or below the same setting's earlier rounds means the load
+  // changed under the measurement, not the setting: the run stops without a verdict.
+  double max_drift = 2;
   bool apply = false;
   std::string format;
 };

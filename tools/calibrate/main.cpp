@@ -183,6 +183,10 @@ int main(int argc, char** argv) {
           ->check(CLI::Range(1.0, 3600.0)),
       app.add_option("--counter", tune.counter,
                      "with --tune: the SHOW GLOBAL STATUS counter read as throughput (default Questions)"),
+      app.add_option("--max-drift", tune.max_drift,
+                     "with --tune: stop without a verdict when a round is this many times above or below the "
+                     "same setting's earlier rounds (default 2)")
+          ->check(CLI::Range(1.1, 1000.0)),
       app.add_flag("--apply", tune.apply,
                    "with --tune: leave the winner set (default: the original is put back)")};
   app.add_flag("--list-backends", list_backends,

@@ -31,9 +31,6 @@ namespace rt = spinwise::runtime;
 using clock_type = std::chrono::steady_clock;
 
 constexpr const char* kVariable = "innodb_spin_wait_delay";
-// A same-setting round this many times above or below that setting's earlier rounds means the
-// load changed under the measurement, not the setting: no verdict is drawn from it.
-constexpr double kMaxDrift = 2.0;
 constexpr int kExitInterrupted = 130, kExitTerminated = 143;
 // Reconnecting to put the original value back: this many tries, a second apart.
 constexpr int kRestoreTries = 5;
@@ -299,11 +296,12 @@ bool tuner::measure() {
                                              std::to_string(c.value));
     if (!c.rates.empty()) {
       const double before = rt::median(c.rates);
-      if (rate > before * kMaxDrift || rate * kMaxDrift < before)
-        return stop(stop_reason::workload,
-                    "the workload moved too much to decide: " + fmt("%.1f", rate) + " " + rq_.counter +
-                        "/s at " + kVariable + " = " + std::to_string(c.value) + ", " + fmt("%.1f", before) +
-                        "/s in its earlier rounds (more than " + fmt("%g", kMaxDrift) + "x apart)");
+      if (rate > before * rq_.max_drift || rate * rq_.max_drift < before)
+        return stop(stop_reason::workload, "the workload moved too much to decide: " + fmt("%.1f", rate) +
+                                               " " + rq_.counter + "/s at " + kVariable + " = " +
+                                               std::to_string(c.value) + ", " + fmt("%.1f", before) +
+                                               "/s in its earlier rounds (more than " +
+                                               fmt("%g", rq_.max_drift) + "x apart; --max-drift)");
     }
     c.rates.push_back(rate);
     rounds_done_ = i / cands_.size() + 1;
