@@ -3,7 +3,8 @@
 # Idempotent, and silent when nothing is missing. Run as root (or with sudo available).
 #   tools/setup.sh           what building and testing spinwise needs
 #   tools/setup.sh calibrate what building spinwise-calibrate alone needs (a compiler, CMake, Ninja
-#                            and two header-only libraries; hwloc for the topology): what
+#                            and two header-only libraries; hwloc for the topology; Debian's
+#                            MariaDB client library for --tune): what
 #                            tools/quickstart.sh installs, and all a database host needs for
 #                            --advise. No test toolchain (qemu, cross compiler, clang, SPIN, peers).
 #   tools/setup.sh engines   what the real-engine harness needs (bench/engines/mariadb): Debian's
@@ -26,14 +27,14 @@ packages=(
   cmake ninja-build g++ pkg-config git meson
   googletest libgtest-dev libbenchmark-dev
   libhwloc-dev hwloc libnuma-dev linux-libc-dev libsqlite3-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libmariadb-dev
   g++-aarch64-linux-gnu qemu-user
   clang libclang-rt-14-dev
   gnuplot-nox
   spin gcc clang-format
   libtbb-dev libabsl-dev
 )
-[ "$set_name" = calibrate ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev)
+[ "$set_name" = calibrate ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev libmariadb-dev)
 [ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox
   memcached libmemcached-tools pigz zstd python3)
 

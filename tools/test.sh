@@ -249,6 +249,32 @@ PY
     echo "--- engines: a harness server is still running"; return 1
   fi
 }
+# spinwise-calibrate --tune against the harness's server (bench/engines/mariadb/tune-tests.sh): a
+# short smoke run (2 candidates, 2 rounds) and every way out that must put the original setting back
+# (SIGINT, SIGTERM, bad credentials, a lost connection, a workload that stops, the server killed).
+# Skipped like the smoke above, and when the tool was built without libmariadb.
+engines_tune() {
+  local t missing=() tool="$root/$broot/release/tools/spinwise-calibrate" out before after
+  for t in mariadbd mariadb-install-db mariadb sysbench perf nm objdump gnuplot; do
+    command -v "$t" >/dev/null || missing+=("$t")
+  done
+  if [ ${#missing[@]} -gt 0 ] || [ "$(id -u)" -ne 0 ]; then
+    echo "--- engines: --tune checks skipped (not root, or not installed: ${missing[*]})"
+    return 0
+  fi
+  [ -x "$tool" ] || build $broot/release -DCMAKE_BUILD_TYPE=Release || return 1
+  if "$tool" --tune mariadb --socket /nonexistent 2>&1 | grep -q "built without libmariadb"; then
+    echo "--- engines: --tune checks skipped (spinwise-calibrate built without libmariadb; tools/setup.sh installs it)"
+    return 0
+  fi
+  out=$(mktemp -d) || return 1
+  before=$(ls -d /tmp/spinwise-mariadb.* /tmp/spinwise-tune-tests.* 2>/dev/null | sort)
+  timeout 300 bench/engines/mariadb/harness.sh --out "$out" --exec "bench/engines/mariadb/tune-tests.sh $tool" ||
+    { rm -rf "$out"; return 1; }
+  rm -rf "$out"
+  after=$(ls -d /tmp/spinwise-mariadb.* /tmp/spinwise-tune-tests.* 2>/dev/null | sort)
+  [ "$before" = "$after" ] || { echo "--- engines: the --tune checks left a temporary directory behind: $after"; return 1; }
+}
 # The memcached harness's smoke mode: one cell, memcached with no preload, with the interposer
 # passing through (glibc) and on the default kind (adaptive), 1 s each. It passes when every run did work, its
 # run's statistics counted the server's locks, and nothing is left behind.
@@ -297,6 +323,7 @@ engines_programs() {
 stage_engines() {
   local rc=0
   engines_mariadb || rc=1
+  engines_tune || rc=1
   engines_memcached || rc=1
   engines_programs || rc=1
   return $rc

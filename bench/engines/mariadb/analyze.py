@@ -7,6 +7,8 @@
   summarize        the runs of a sweep: per setting the median and range over passes, the drift
                    between passes, the best delay and the advised one; JSON, CSV and a PNG
   pause-windows    the spin-loop address ranges of a binary (for checking the classifier)
+  rule-check       every sweep kept under bench/results: is the advised delay within --within (5%) of
+                   each workload's best, or can the sweep not tell (then --tune measures it)?
 
 A sample is in a spin loop when its address, in the server binary, lies within a few bytes of a
 PAUSE instruction: MariaDB's delay loops (srw_pause, ut_delay, the inlined LF_BACKOFF) are each a
@@ -30,6 +32,7 @@ import run_context  # noqa: E402  (the machine, named as spinwise's tools name i
 
 WINDOW_BEFORE = 8  # bytes before a PAUSE: the loop's test and branch
 WINDOW_AFTER = 12  # bytes after it: the decrement and the backward branch
+MIN_PASSES_FOR_VERDICT = 4  # uncertainty.hpp's kMinRunsForVerdict: 2 / C(8, 4) = 2.9% false alarms
 
 
 def fail(msg):
@@ -292,6 +295,50 @@ def cmd_pause_windows(a):
         print(f"{s:x}-{e:x}")
 
 
+def cmd_rule_check(a):
+    """The advice's rule against every sweep kept: per workload, the QPS at the advised delay over
+    the best delay's (medians over passes). Within `within` of the best: met. Further: beyond, only
+    when both settings have MIN_PASSES_FOR_VERDICT passes and their ranges do not overlap (the
+    range rule of spinwise/runtime/uncertainty.hpp: with 2 passes a side, disjoint ranges happen
+    by chance 1 time in 3); else the sweep cannot tell, and so does one with no advised delay:
+    spinwise-calibrate --tune measures on the server instead. Exit 1 when one is beyond. A CPU
+    with no sweep kept is not listed: the sweeps name their CPU by its model string only."""
+    beyond = 0
+    swept = set()
+    for dirpath, _, files in sorted(os.walk(a.results)):
+        if "sweep.json" not in files:
+            continue
+        path = os.path.join(dirpath, "sweep.json")
+        doc = json.load(open(path))
+        if doc.get("mode") != "sweep" or "workloads" not in doc:
+            continue
+        cpu = doc.get("machine", {}).get("cpu_model", "?")
+        swept.add(cpu)
+        advised = doc.get("advised_delay")
+        for w in doc["workloads"]:
+            pts = {p["delay"]: p for p in w["points"]}
+            best = max(pts.values(), key=lambda p: p["qps_median"])
+            head = f"{os.path.relpath(path, a.results)} ({cpu}): {w['test']} {w['threads']} threads"
+            if advised is None or advised not in pts:
+                print(f"{head}: cannot tell (no advised delay in this sweep); spinwise-calibrate --tune measures it")
+                continue
+            at = pts[advised]
+            ratio = at["qps_median"] / best["qps_median"]
+            if ratio >= 1 - a.within:
+                verdict = "within"
+            elif min(at["passes"], best["passes"]) < MIN_PASSES_FOR_VERDICT:
+                verdict = (f"cannot tell ({min(at['passes'], best['passes'])} passes; {MIN_PASSES_FOR_VERDICT} a side "
+                           "decide); spinwise-calibrate --tune measures it")
+            elif at["qps_max"] >= best["qps_min"]:
+                verdict = "cannot tell (the pass ranges overlap); spinwise-calibrate --tune measures it"
+            else:
+                verdict = "BEYOND"
+                beyond += 1
+            print(f"{head}: advised {advised} gives {ratio:.3f}x the best (delay {best['delay']}): {verdict}"
+                  f"{f' {a.within:.0%}' if verdict in ('within', 'BEYOND') else ''}")
+    sys.exit(1 if beyond else 0)
+
+
 def main():
     signal.signal(signal.SIGINT, lambda *_: sys.exit(130))  # the harness reports the interruption
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -328,9 +375,13 @@ def main():
     rp.add_argument("--json", required=True)
     w = sub.add_parser("pause-windows")
     w.add_argument("--binary", required=True)
+    rc = sub.add_parser("rule-check")
+    rc.add_argument("--results", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                      "results"))
+    rc.add_argument("--within", type=float, default=0.05)
     a = p.parse_args()
     {"read-multiplier": cmd_read_multiplier, "run": cmd_run, "summarize": cmd_summarize,
-     "pause-windows": cmd_pause_windows, "replot": cmd_replot}[a.cmd](a)
+     "pause-windows": cmd_pause_windows, "replot": cmd_replot, "rule-check": cmd_rule_check}[a.cmd](a)
 
 
 if __name__ == "__main__":

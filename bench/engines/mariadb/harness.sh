@@ -24,15 +24,21 @@
 #   --spin-loops-probe   instead of the sweep: innodb_sync_spin_loops 0, 1 and 30 under one load,
 #                        the spin share of each (does 0 mean "do not spin" or "spin without bound"?)
 #   --keep-perf          keep the perf.data files under the output directory's raw/ (large)
+#   --exec COMMAND       instead of the sweep: the server up on small sysbench tables (the smoke's;
+#                        SPINWISE_EXEC_TABLES and SPINWISE_EXEC_TABLE_SIZE give others),
+#                        then `bash -c COMMAND` with SPINWISE_MARIADB_SOCKET, _PORT, _PID and _SYSBENCH
+#                        (sysbench's connection and table options) set; the harness exits with its
+#                        code, the server stopped and the directory removed (tools/test.sh's --tune
+#                        tests, bench/engines/mariadb/tune-check.sh)
 # Exit codes: 0 done; 1 a step failed (the message says which); 2 usage; 4 a tool is missing.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 
 die() { echo "harness: $*" >&2; exit 1; }
-usage() { echo "harness: $*" >&2; echo "usage: $0 [--smoke] [--out DIR] [--delays LIST] [--advised N] [--workloads LIST] [--duration S] [--warmup S] [--passes N] [--spin-loops-probe] [--keep-perf]" >&2; exit 2; }
+usage() { echo "harness: $*" >&2; echo "usage: $0 [--smoke] [--exec COMMAND] [--out DIR] [--delays LIST] [--advised N] [--workloads LIST] [--duration S] [--warmup S] [--passes N] [--spin-loops-probe] [--keep-perf]" >&2; exit 2; }
 
-smoke=0 probe=0 keep_perf=0
+smoke=0 probe=0 keep_perf=0 exec_cmd=""
 out="$root/bench/results/engines"
 delays="0,1,2,4,6,10,20,30,50"
 advised=""
@@ -44,7 +50,7 @@ while [ $# -gt 0 ]; do
     --smoke) smoke=1 ;;
     --spin-loops-probe) probe=1 ;;
     --keep-perf) keep_perf=1 ;;
-    --out | --delays | --advised | --workloads | --duration | --warmup | --passes)
+    --out | --delays | --advised | --workloads | --duration | --warmup | --passes | --exec)
       [ $# -ge 2 ] || usage "$1 needs a value"
       case $1 in
         --out) out=$2 ;;
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
         --duration) duration=$2 ;;
         --warmup) warmup=$2 ;;
         --passes) passes=$2 ;;
+        --exec) exec_cmd=$2; [ -n "$exec_cmd" ] || usage "--exec needs a command" ;;
       esac
       shift ;;
     *) usage "unknown option '$1'" ;;
@@ -85,6 +92,10 @@ if [ $smoke -eq 1 ]; then
   [ $probe -eq 0 ] || usage "--smoke and --spin-loops-probe exclude each other"
   delays=4 workloads="oltp_read_write:8" duration=5 warmup=1 passes=1 tables=2 table_size=1000
   [ -n "$advised" ] || advised=none
+fi
+if [ -n "$exec_cmd" ]; then
+  [ $smoke -eq 0 ] && [ $probe -eq 0 ] || usage "--exec goes with neither --smoke nor --spin-loops-probe"
+  tables=${SPINWISE_EXEC_TABLES:-2} table_size=${SPINWISE_EXEC_TABLE_SIZE:-1000} advised=none
 fi
 
 "$root/tools/setup.sh" engines || die "tools/setup.sh engines failed"
@@ -181,6 +192,11 @@ sb_common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql
 sql "CREATE DATABASE sbtest" || die "CREATE DATABASE failed"
 sysbench oltp_read_write "${sb_common[@]}" --threads=2 prepare >"$work/prepare.log" 2>&1 ||
   { tail -n 20 "$work/prepare.log" >&2; die "sysbench prepare failed"; }
+if [ -n "$exec_cmd" ]; then
+  SPINWISE_MARIADB_SOCKET="$work/data/mariadbd.sock" SPINWISE_MARIADB_PORT=$port SPINWISE_MARIADB_PID=$server_pid \
+    SPINWISE_MARIADB_SYSBENCH="${sb_common[*]}" bash -c "$exec_cmd"
+  exit $?
+fi
 
 ncpu=$(nproc)
 clk_tck=$(getconf CLK_TCK)

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Does spinwise-calibrate --tune find what a full sweep finds? One server, one load, both in the
+# same run: the harness's server (harness.sh --exec) under sysbench for the whole run; first a
+# sweep of innodb_spin_wait_delay over the harness's values, every value read through the server's
+# Questions counter, passes interleaved (every other one reversed); then --tune on the same load.
+# Reports the sweep's median per value, --tune's winner, and the ratio of the sweep's median at
+# that winner to the sweep's best. The real measurement (the defaults below) takes about ten minutes
+# and wants an idle machine; the small values in the example only show that it works.
+#   bench/engines/mariadb/tune-check.sh [--tool PATH] [--seconds S] [--passes N] [--rounds N]
+#                                       [--round-seconds S] [--threads N] [--test NAME]
+#   e.g. (a quick try): tune-check.sh --seconds 2 --passes 1 --rounds 2 --round-seconds 1
+# As root, after tools/setup.sh engines. Exit 0 with the report; 1 a step failed; 2 usage.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+tool=$root/build/release/tools/spinwise-calibrate
+seconds=20 passes=2 rounds=6 round_s=5 threads=64 test=oltp_read_write
+delays="0,1,2,4,6,10,20,30,50"
+usage() { echo "tune-check: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || usage "$1 needs a value"
+  case $1 in
+    --tool) tool=$2 ;;
+    --seconds) seconds=$2 ;;
+    --passes) passes=$2 ;;
+    --rounds) rounds=$2 ;;
+    --round-seconds) round_s=$2 ;;
+    --threads) threads=$2 ;;
+    --test) test=$2 ;;
+    --inside) inside=$2 ;;  # the harness calls back with this
+    *) usage "unknown option '$1'" ;;
+  esac
+  shift 2
+done
+for n in "$seconds" "$passes" "$rounds" "$round_s" "$threads"; do
+  [[ $n =~ ^[1-9][0-9]{0,3}$ ]] || usage "'$n' is not a whole number 1..9999"
+done
+[[ $test =~ ^oltp_[a-z_]+$ ]] || usage "--test '$test' is not a sysbench oltp test"
+[ -x "$tool" ] || usage "$tool is not built (tools/quickstart.sh builds it; or --tool PATH)"
+
+if [ -z "${inside:-}" ]; then
+  # Start the server (the harness's, with the sweep's table sizes) and come back inside it.
+  out=$(mktemp -d) || exit 1
+  SPINWISE_EXEC_TABLES=8 SPINWISE_EXEC_TABLE_SIZE=25000 "$here/harness.sh" --out "$out" \
+    --exec "$0 --inside 1 --tool $tool --seconds $seconds --passes $passes --rounds $rounds --round-seconds $round_s --threads $threads --test $test"
+  rc=$?
+  rm -rf "$out"
+  exit $rc
+fi
+
+sql() { mariadb --no-defaults --socket="$SPINWISE_MARIADB_SOCKET" -uroot -N -B -e "$1"; }
+questions() { sql "SHOW GLOBAL STATUS LIKE 'Questions'" | cut -f2; }
+load_pid=""
+trap '[ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null; wait 2>/dev/null' EXIT
+total=$((passes * 9 * (seconds + 1) + rounds * 6 * (round_s + 1) + 120))
+# shellcheck disable=SC2086 # the harness's options, one word each
+sysbench "$test" $SPINWISE_MARIADB_SYSBENCH --threads="$threads" --time="$total" run >/dev/null 2>&1 &
+load_pid=$!
+sleep 5
+original=$(sql "SELECT @@GLOBAL.innodb_spin_wait_delay")
+echo "tune-check: $(sql 'SELECT VERSION()'), $test at $threads threads; load $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A rates
+list=(${delays//,/ })
+for pass in $(seq 1 "$passes"); do
+  order=("${list[@]}")
+  [ $((pass % 2)) -eq 0 ] && order=($(printf '%s\n' "${list[@]}" | sort -rn))
+  for d in "${order[@]}"; do
+    sql "SET GLOBAL innodb_spin_wait_delay = $d" || exit 1
+    sleep 1
+    q0=$(questions) t0=$(date +%s.%N)
+    sleep "$seconds"
+    q1=$(questions) t1=$(date +%s.%N)
+    rate=$(python3 -c "print(($q1 - $q0 - 1) / ($t1 - $t0))")
+    rates[$d]+="$rate "
+    printf '  sweep pass %d: innodb_spin_wait_delay %3d: %10.1f Questions/s\n' "$pass" "$d" "$rate"
+  done
+done
+sql "SET GLOBAL innodb_spin_wait_delay = $original" || exit 1
+"$tool" --tune mariadb --socket "$SPINWISE_MARIADB_SOCKET" --user root --rounds "$rounds" \
+  --round-seconds "$round_s" --time-limit 3600 --format json >"$SPINWISE_MARIADB_SOCKET.tune.json" ||
+  { echo "tune-check: --tune failed (exit $?)" >&2; exit 1; }
+winner=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["value"])' "$SPINWISE_MARIADB_SOCKET.tune.json")
+for d in "${list[@]}"; do echo "$d ${rates[$d]}"; done | python3 -c '
+import statistics, sys
+winner = int(sys.argv[1])
+med = {int(l.split()[0]): statistics.median(map(float, l.split()[1:])) for l in sys.stdin if l.strip()}
+best = max(med, key=med.get)
+for d in sorted(med):
+    marks = ("  <- best" if d == best else "") + ("  <- --tune" if d == winner else "")
+    print(f"  sweep median: innodb_spin_wait_delay {d:3d}: {med[d]:10.1f}/s{marks}")
+if winner not in med:
+    print(f"tune-check: --tune chose {winner}, which the sweep did not measure"); sys.exit(0)
+ratio = med[winner] / med[best]
+print(f"tune-check: --tune chose {winner}; the sweep best is {best}; sweep at the choice / sweep best = {ratio:.3f}")
+' "$winner"

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""bench/engines/mariadb/analyze.py rule-check (issue 46, item 2): the advice against every sweep.
+
+Synthetic sweeps give each verdict (within, beyond, cannot tell for too few passes, for overlapping
+ranges and for a sweep without an advised delay) and the exit code; then every sweep kept under
+bench/results must have no advice beyond 5% of its best (the rule, checked against the project's
+sweeps)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+ANALYZE = os.path.join(ROOT, "bench", "engines", "mariadb", "analyze.py")
+
+
+def point(delay, qps_by_pass):
+    s = sorted(qps_by_pass)
+    n = len(s)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return {"delay": delay, "passes": n, "qps_median": med, "qps_min": s[0], "qps_max": s[-1]}
+
+
+def sweep(d, name, advised, points):
+    os.makedirs(os.path.join(d, name))
+    doc = {"mode": "sweep", "advised_delay": advised, "machine": {"cpu_model": "Test CPU"},
+           "workloads": [{"test": "oltp_read_write", "threads": 64, "points": points}]}
+    json.dump(doc, open(os.path.join(d, name, "sweep.json"), "w"))
+
+
+def run(results):
+    p = subprocess.run([sys.executable, ANALYZE, "rule-check", "--results", results],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+failures = []
+
+
+def check(what, cond, out):
+    if not cond:
+        failures.append(f"{what}\n{out}")
+
+
+with tempfile.TemporaryDirectory() as d:
+    sweep(d, "within", 1, [point(1, [98, 99, 97, 98]), point(4, [100, 101, 99, 100])])
+    rc, out = run(d)
+    check("advice at 0.98x the best: within, exit 0", rc == 0 and "within 5%" in out, out)
+with tempfile.TemporaryDirectory() as d:
+    sweep(d, "beyond", 1, [point(1, [88, 89, 90, 87]), point(4, [100, 101, 99, 100])])
+    rc, out = run(d)
+    check("advice at 0.88x, 4 passes, disjoint: BEYOND, exit 1", rc == 1 and "BEYOND 5%" in out, out)
+with tempfile.TemporaryDirectory() as d:
+    sweep(d, "two-passes", 1, [point(1, [88, 89]), point(4, [100, 101])])
+    sweep(d, "overlap", 1, [point(1, [80, 85, 90, 101]), point(4, [100, 101, 99, 100])])
+    sweep(d, "no-advice", None, [point(1, [88, 89]), point(4, [100, 101])])
+    rc, out = run(d)
+    check("2 passes: cannot tell", "cannot tell (2 passes" in out, out)
+    check("overlapping ranges: cannot tell", "cannot tell (the pass ranges overlap)" in out, out)
+    check("no advised delay: cannot tell", "cannot tell (no advised delay" in out, out)
+    check("cannot tell points at --tune", out.count("spinwise-calibrate --tune") == 3, out)
+    check("cannot tell is not a failure", rc == 0 and "BEYOND" not in out, out)
+
+rc, out = run(os.path.join(ROOT, "bench", "results"))
+check("the sweeps kept: none beyond 5%, and at least one judged", rc == 0 and "within 5%" in out, out)
+
+for f in failures:
+    print("FAILED:", f)
+print(f"rule-check: {9 - len(failures)} of 9 checks passed")
+sys.exit(1 if failures else 0)
