@@ -24,8 +24,18 @@ SPINWISE_COLD int init_kind() noexcept {
     }
     if (unknown) k = k_glibc;
   }
-  const char* stats = detail::env("SPINWISE_PRELOAD_STATS");
-  g_stats.store(k != k_glibc && stats != nullptr && *stats != '\0', std::memory_order_relaxed);
+  const auto set = [](const char* name) {
+    const char* v = detail::env(name);
+    return v != nullptr && *v != '\0';
+  };
+  // Every first caller sets the same mode, before the kind: a call that sees the kind counts. The
+  // profile (which counts the statistics too) needs its table first: the winner below switches it
+  // on, and a later first caller's exchange from off cannot switch it back.
+  const bool profile = k != k_glibc && set("SPINWISE_PRELOAD_PROFILE");
+  if (k != k_glibc && (profile || set("SPINWISE_PRELOAD_STATS"))) {
+    int off = kStatsOff;
+    g_stats.compare_exchange_strong(off, kStatsOn, std::memory_order_relaxed);
+  }
   int expected = -1;
   if (!g_kind.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) return expected;
   // The first caller: its messages and the knobs, once. Locks taken meanwhile see the kind.
@@ -42,9 +52,13 @@ SPINWISE_COLD int init_kind() noexcept {
     if (!st.ok()) {
       std::fprintf(stderr, "spinwise-preload: %s (no knob changed)\n", st.message().c_str());
     }
-    if (g_stats.load(std::memory_order_relaxed)) {
+    if (g_stats.load(std::memory_order_relaxed) != kStatsOff) {
       std::atexit(write_stats_at_exit);
       pthread_atfork(stats_fork_prepare, stats_fork_parent, stats_fork_child);
+    }
+    if (profile && profile_start()) {
+      std::atexit(write_profile_at_exit);
+      g_stats.store(kStatsProfile, std::memory_order_relaxed);
     }
     --tl_inside;
   }
