@@ -25,6 +25,7 @@ constexpr std::size_t kLockOffset = offsetof(mutex_data, __list);
 constexpr std::size_t kOwnerOffset = offsetof(mutex_data, __owner);
 static_assert(kLockOffset == 24 && sizeof(pthread_mutex_t) >= kLockOffset + 16,
               "glibc's pthread_mutex_t layout");
+static_assert(profiled<preload_mutex>::offset == kLockOffset, "the profile's key: the pthread_mutex_t");
 static_assert(kOwnerOffset == 8 && offsetof(mutex_data, __kind) == 16, "glibc's pthread_mutex_t layout");
 
 // glibc's __kind: the type in the low two bits (normal 0, recursive 1, errorcheck 2, adaptive 3);

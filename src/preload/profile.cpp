@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -66,10 +67,13 @@ struct site_record {
 };
 
 struct entry {
+  // The kind of its first record, and of every record (bit 1 << kind): an address a lock of one
+  // kind had and one of another kind has since (a stack's, a heap's) has both.
   std::atomic<std::uint8_t> kind;
+  std::atomic<std::uint8_t> kinds;
   counter acquisitions, contended, spin_won, wait_ticks, max_wait_ticks, spin_ticks, rounds, yields, parks;
   counter held_ticks, held_samples;
-  counter cond_waits, cond_timeouts, signals, broadcasts, woken;
+  counter cond_waits, cond_wait_ticks, cond_timeouts, signals, broadcasts, woken;
   counter other_site_waits, other_site_ticks;  // waits at sites beyond kSites
   std::atomic<std::uint32_t> histogram[kBuckets];
   site_record sites[kSites];
@@ -171,8 +175,16 @@ void record_site(entry& e, const void* caller_address, std::uint64_t ticks) noex
   add(e.other_site_ticks, ticks);
 }
 
+void note_kind(entry& e, object_kind kind) noexcept {
+  const auto k = static_cast<std::uint8_t>(kind);
+  std::uint8_t none = 0;
+  e.kind.compare_exchange_strong(none, k, std::memory_order_relaxed);
+  const auto bit = static_cast<std::uint8_t>(1u << k);
+  if ((e.kinds.load(std::memory_order_relaxed) & bit) == 0) e.kinds.fetch_or(bit, std::memory_order_relaxed);
+}
+
+// The histogram and maximum of an entry's waits, a lock's or a condition variable's.
 void record_wait_time(entry& e, std::uint64_t ticks) noexcept {
-  add(e.wait_ticks, ticks);
   e.histogram[bucket_of(ticks)].fetch_add(1, std::memory_order_relaxed);
   std::uint64_t max = e.max_wait_ticks.load(std::memory_order_relaxed);
   while (ticks > max && !e.max_wait_ticks.compare_exchange_weak(max, ticks, std::memory_order_relaxed)) {
@@ -194,13 +206,14 @@ void profile_wait(const void* object, object_kind kind, const void* caller, cons
     add(o.parks, r.parks);
     return;
   }
-  e->kind.store(static_cast<std::uint8_t>(kind), std::memory_order_relaxed);
+  note_kind(*e, kind);
   add(e->contended, 1);
   if (r.parks == 0) add(e->spin_won, 1);
   add(e->spin_ticks, r.spin_ticks);
   add(e->rounds, r.rounds);
   add(e->yields, r.yields);
   add(e->parks, r.parks);
+  add(e->wait_ticks, r.wait_ticks);
   record_wait_time(*e, r.wait_ticks);
   record_site(*e, caller, r.wait_ticks);
 }
@@ -231,9 +244,10 @@ void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks
     add(g_table.overflow.cond_wait_ticks, ticks);
     return;
   }
-  e->kind.store(static_cast<std::uint8_t>(object_kind::cond), std::memory_order_relaxed);
+  note_kind(*e, object_kind::cond);
   add(e->cond_waits, 1);
   if (timed_out) add(e->cond_timeouts, 1);
+  add(e->cond_wait_ticks, ticks);
   record_wait_time(*e, ticks);
   record_site(*e, caller, ticks);
 }
@@ -244,14 +258,15 @@ void profile_cond_wake(const void* cond, bool broadcast, long woken) noexcept {
     add(g_table.overflow.wakes, 1);
     return;
   }
-  e->kind.store(static_cast<std::uint8_t>(object_kind::cond), std::memory_order_relaxed);
+  note_kind(*e, object_kind::cond);
   add(broadcast ? e->broadcasts : e->signals, 1);
   if (woken > 0) add(e->woken, static_cast<std::uint64_t>(woken));
 }
 
 // --- the table ---------------------------------------------------------------------------------
 
-bool profile_start() noexcept {
+namespace {
+bool map_table() noexcept {
   std::size_t slots = kDefaultSlots;
   if (const char* v = detail::env("SPINWISE_PRELOAD_PROFILE_SLOTS"); v != nullptr && *v != '\0') {
     char* end = nullptr;
@@ -282,6 +297,21 @@ bool profile_start() noexcept {
   std::uintptr_t frames[kFrames] = {};
   capture(0, frames);
   return true;
+}
+}  // namespace
+
+// Every first caller (init_kind, before the kind is set) comes here; one maps the table and the
+// others wait for it, so that no call counts statistics before the profile can record them too.
+bool profile_start() noexcept {
+  static std::atomic<int> state{0};  // 0 not started, 1 mapping, 2 mapped, 3 failed
+  int s = 0;
+  if (state.compare_exchange_strong(s, 1, std::memory_order_acq_rel)) {
+    const bool ok = map_table();
+    state.store(ok ? 2 : 3, std::memory_order_release);
+    return ok;
+  }
+  while ((s = state.load(std::memory_order_acquire)) == 1) sched_yield();
+  return s == 2;
 }
 
 // A child of fork() keeps the parent's figures until the fork (as its statistics do) and writes
@@ -354,6 +384,18 @@ void write_entry(json_out& j, std::uintptr_t key, const entry& e, double hz) {
   j.raw("{");
   j.hex("address", key);
   j.str("kind", kObjectNames[kind < std::size(kObjectNames) ? kind : 0]);
+  const std::uint8_t kinds = e.kinds.load(std::memory_order_relaxed);
+  if ((kinds & (kinds - 1)) != 0) {  // more than one: the other kinds seen at this address
+    j.raw("\"also\":[");
+    for (std::size_t i = 1; i < std::size(kObjectNames); ++i) {
+      if (i != kind && (kinds & (1u << i)) != 0) {
+        j.raw("\"");
+        j.raw(kObjectNames[i]);
+        j.raw("\",");
+      }
+    }
+    j.close(']');
+  }
   j.num("acquisitions", ld(e.acquisitions));
   j.num("contended", ld(e.contended));
   j.num("spin_won", ld(e.spin_won));
@@ -363,7 +405,7 @@ void write_entry(json_out& j, std::uintptr_t key, const entry& e, double hz) {
   const std::uint64_t max = ld(e.max_wait_ticks);
   const auto quantile = [&](double q) { return waits != 0 ? std::min(quantile_ticks(e, waits, q), max) : 0; };
   j.raw("\"wait_ns\":{");
-  j.num("total", ns_of(ld(e.wait_ticks), hz));
+  j.num("total", ns_of(ld(e.wait_ticks) + ld(e.cond_wait_ticks), hz));
   j.num("p50", ns_of(quantile(0.50), hz));
   j.num("p99", ns_of(quantile(0.99), hz));
   j.num("max", ns_of(max, hz));

@@ -29,12 +29,17 @@ SPINWISE_COLD int init_kind() noexcept {
     return v != nullptr && *v != '\0';
   };
   // Every first caller sets the same mode, before the kind: a call that sees the kind counts. The
-  // profile (which counts the statistics too) needs its table first: the winner below switches it
-  // on, and a later first caller's exchange from off cannot switch it back.
-  const bool profile = k != k_glibc && set("SPINWISE_PRELOAD_PROFILE");
-  if (k != k_glibc && (profile || set("SPINWISE_PRELOAD_STATS"))) {
+  // profile (which counts the statistics too) has its table first (profile_start: one first
+  // caller maps it, the others wait), so that both count from the same first call.
+  int mode = kStatsOff;
+  if (k != k_glibc && set("SPINWISE_PRELOAD_PROFILE") && profile_start()) {
+    mode = kStatsProfile;
+  } else if (k != k_glibc && set("SPINWISE_PRELOAD_STATS")) {
+    mode = kStatsOn;
+  }
+  if (mode != kStatsOff) {
     int off = kStatsOff;
-    g_stats.compare_exchange_strong(off, kStatsOn, std::memory_order_relaxed);
+    g_stats.compare_exchange_strong(off, mode, std::memory_order_relaxed);
   }
   int expected = -1;
   if (!g_kind.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) return expected;
@@ -56,10 +61,7 @@ SPINWISE_COLD int init_kind() noexcept {
       std::atexit(write_stats_at_exit);
       pthread_atfork(stats_fork_prepare, stats_fork_parent, stats_fork_child);
     }
-    if (profile && profile_start()) {
-      std::atexit(write_profile_at_exit);
-      g_stats.store(kStatsProfile, std::memory_order_relaxed);
-    }
+    if (g_stats.load(std::memory_order_relaxed) == kStatsProfile) std::atexit(write_profile_at_exit);
     --tl_inside;
   }
   return k;

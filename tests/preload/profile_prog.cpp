@@ -215,12 +215,13 @@ int fork_signal() {
   }
   for (int i = 0; i < 2000; ++i) pthread_kill(handles[static_cast<std::size_t>(i) % handles.size()], SIGUSR1);
   int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  const bool waited = child > 0 && waitpid(child, &status, 0) == child;
+  g_stop = true;
+  for (auto& t : workers) t.join();
+  if (!waited || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "profile_prog: the child failed (status %d)\n", status);
     return 1;
   }
-  g_stop = true;
-  for (auto& t : workers) t.join();
   pthread_mutex_lock(&g_parent_only);
   std::thread t = start_waiter(parent_only_wait, &g_parent_only);
   pthread_mutex_unlock(&g_parent_only);
