@@ -18,8 +18,8 @@ CHECK:
   symbolize    a PIE program's functions with file:line, a shared library's function, and a
                stripped copy of the program as module+offset (no crash)
   conformance  the POSIX conformance program (every lock type, rwlocks, condition variables, its
-               fork rounds) under the profile: it passes, and in every process's file the sums
-               are the statistics' (--conformance names it)
+               fork rounds) under the profile: it passes, every process's file is read, and in the
+               program's own the sums are the statistics' (--conformance names it)
 """
 import argparse
 import json
@@ -196,14 +196,22 @@ def conformance(a):
     env = dict(os.environ, LD_PRELOAD=a.preload, SPINWISE_PRELOAD_PROFILE=os.path.join(a.out, "c.%p.json"))
     if env.get("ASAN_OPTIONS"):  # its fork children exit normally too (fork_signal says why)
         env["ASAN_OPTIONS"] += ":detect_leaks=0"
-    r = subprocess.run([a.conformance], capture_output=True, text=True, timeout=150, env=env)
-    if not check(r.returncode == 0, f"conformance: exited {r.returncode}: {r.stderr[-2000:]}"):
+    p = subprocess.Popen([a.conformance], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    _, err = p.communicate(timeout=150)
+    if not check(p.returncode == 0, f"conformance: exited {p.returncode}: {err[-2000:]}"):
         return
     files = [f for f in os.listdir(a.out) if f.startswith("c.")]
     check(len(files) > 1, f"conformance: {len(files)} profiles written (the program and its children)")
+    # The program's own file: every thread joined, the sums exact. A child's figures are the
+    # parent's at the fork, where another thread may have been in the middle of a wait's record
+    # (docs/preload.md): its file is read and named right, its sums not compared.
+    check(f"c.{p.pid}.json" in files, "conformance: the program wrote no profile")
     for f in files:
         with open(os.path.join(a.out, f)) as fh:
-            sums_agree(json.load(fh), f"conformance {f}")
+            prof = json.load(fh)
+        check(f == f"c.{prof['pid']}.json", f"conformance: {f} says pid {prof['pid']}")
+        if f == f"c.{p.pid}.json":
+            sums_agree(prof, f"conformance {f}")
 
 
 def main():
