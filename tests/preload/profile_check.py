@@ -201,7 +201,6 @@ def conformance(a):
     if not check(p.returncode == 0, f"conformance: exited {p.returncode}: {err[-2000:]}"):
         return
     files = [f for f in os.listdir(a.out) if f.startswith("c.")]
-    check(len(files) > 1, f"conformance: {len(files)} profiles written (the program and its children)")
     # The program's own file: every thread joined, the sums exact. A child's figures are the
     # parent's at the fork, where another thread may have been in the middle of a wait's record
     # (docs/preload.md): its file is read and named right, its sums not compared.

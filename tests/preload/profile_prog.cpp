@@ -190,10 +190,20 @@ int fork_signal() {
   sigaction(SIGUSR1, &sa, nullptr);
   pthread_atfork([] { pthread_mutex_lock(&g_work); }, [] { pthread_mutex_unlock(&g_work); },
                  [] { pthread_mutex_unlock(&g_work); });
+  // The statistics' first use in a thread (its class's record, its shard) takes the registry's
+  // lock: a handler that waits for a lock held by a thread that waits for that registry lock,
+  // which the handler's own thread holds, would never return (docs/preload.md). So every thread
+  // here has counted a lock before the first signal.
+  pthread_mutex_lock(&g_in_handler);
+  pthread_mutex_unlock(&g_in_handler);
+  std::atomic<int> ready{0};
   std::vector<std::thread> workers;
   std::vector<pthread_t> handles;
   for (int i = 0; i < 3; ++i) {
-    workers.emplace_back([] {
+    workers.emplace_back([&ready] {
+      pthread_mutex_lock(&g_work);
+      pthread_mutex_unlock(&g_work);
+      ++ready;
       while (!g_stop.load()) {
         pthread_mutex_lock(&g_work);
         pthread_mutex_unlock(&g_work);
@@ -201,6 +211,7 @@ int fork_signal() {
     });
     handles.push_back(workers.back().native_handle());
   }
+  while (ready.load() != 3) std::this_thread::yield();
   for (int i = 0; i < 2000; ++i) pthread_kill(handles[static_cast<std::size_t>(i) % handles.size()], SIGUSR1);
   const pid_t child = fork();
   if (child == 0) {
