@@ -24,7 +24,7 @@ case ${1:-} in
 esac
 
 packages=(
-  cmake ninja-build g++ pkg-config git meson
+  cmake ninja-build g++ pkg-config git meson python3 binutils
   googletest libgtest-dev libbenchmark-dev
   libhwloc-dev hwloc libnuma-dev linux-libc-dev libsqlite3-dev
   nlohmann-json3-dev libcli11-dev libmariadb-dev

@@ -62,10 +62,19 @@ long futex_op(std::atomic<std::uint32_t>& w, int op, std::uint32_t v, const time
 // A signal (n = 1) or a broadcast (n = INT_MAX): the sequence moves, so a waiter between its read
 // of it and its sleep does not sleep; sleepers are woken only when a waiter is inside (seq_cst on
 // both sides: a waiter counts itself before it reads the sequence).
-void cond_wake(cond_state& s, int n) noexcept {
+// With the profile on, a wake that found a waiter is counted for c (profile.hpp), with the number
+// of threads it woke.
+void cond_wake(pthread_cond_t* c, int n) noexcept {
+  cond_state& s = cond_of(c);
   s.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (s.waiters.load(std::memory_order_seq_cst) != 0)
-    futex_op(s.seq, FUTEX_WAKE, static_cast<std::uint32_t>(n), nullptr);
+  if (s.waiters.load(std::memory_order_seq_cst) != 0) {
+    const long woken = futex_op(s.seq, FUTEX_WAKE, static_cast<std::uint32_t>(n), nullptr);
+    if (profiling()) {
+      ++tl_inside;
+      profile_cond_wake(c, n != 1, woken);
+      --tl_inside;
+    }
+  }
 }
 
 }  // namespace
@@ -112,14 +121,14 @@ SPINWISE_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
 SPINWISE_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
   if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_signal)(c);
-  cond_wake(cond_of(c), 1);
+  cond_wake(c, 1);
   return 0;
 }
 
 SPINWISE_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   const errno_keeper keep;
   if (cond_is_glibc(c)) return SPINWISE_REAL(pthread_cond_broadcast)(c);
-  cond_wake(cond_of(c), INT_MAX);
+  cond_wake(c, INT_MAX);
   return 0;
 }
 
@@ -180,9 +189,14 @@ struct cond_cancelled {
   }
 };
 
-// Not noexcept: a cancellation unwinds through it (cond_cancelled above).
-int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at) {
+// Not noexcept: a cancellation unwinds through it (cond_cancelled above). caller: the return
+// address of the pthread call, for the profile, which counts the wait (from before the mutex's
+// release to the wake-up) unless it was cancelled.
+int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* at,
+              const void* caller) {
   if (at != nullptr && (!valid(at) || !supported(clock))) return EINVAL;
+  const bool profile = profiling();
+  const std::uint64_t since = profile ? read_counter() : 0;
   cond_state& s = cond_of(c);
   s.waiters.fetch_add(1, std::memory_order_seq_cst);
   const std::uint32_t seen = s.seq.load(std::memory_order_seq_cst);
@@ -208,6 +222,12 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const time
     on_cancel.armed = false;
   }
   cond_leave(s);
+  if (profile) {
+    const std::uint64_t now = read_counter();
+    ++tl_inside;
+    profile_cond_wait(c, caller, now > since ? now - since : 0, result == ETIMEDOUT);
+    --tl_inside;
+  }
   // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's
   // EOWNERDEAD is the caller's to see.
   const int rc = pthread_mutex_lock(m);
@@ -223,13 +243,13 @@ clockid_t cond_clock(pthread_cond_t* c) noexcept {
 SPINWISE_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   const errno_keeper keep;
   if (cond_is_glibc(c)) return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_wait)(c, m) : EINVAL;
-  return cond_wait(c, m, CLOCK_REALTIME, nullptr);
+  return cond_wait(c, m, CLOCK_REALTIME, nullptr, SPINWISE_CALLER);
 }
 
 SPINWISE_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
   const errno_keeper keep;
   if (cond_is_glibc(c)) return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_timedwait)(c, m, at) : EINVAL;
-  return cond_wait(c, m, cond_clock(c), at);
+  return cond_wait(c, m, cond_clock(c), at, SPINWISE_CALLER);
 }
 
 SPINWISE_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
@@ -237,5 +257,5 @@ SPINWISE_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m
   const errno_keeper keep;
   if (cond_is_glibc(c))
     return glibc_mutex(m) ? SPINWISE_REAL(pthread_cond_clockwait)(c, m, clock, at) : EINVAL;
-  return cond_wait(c, m, clock, at);
+  return cond_wait(c, m, clock, at, SPINWISE_CALLER);
 }

@@ -2,8 +2,9 @@
 // The interposer's shared parts (libspinwise-preload.so, docs/preload.md): glibc's own functions
 // for what passes through, errno kept, the kind, deadlines, and each kind's locks. One file per
 // job beside it: settings.cpp (the kind from the environment, the library's constructor),
-// statistics.cpp (the report at exit, fork), mutex.cpp, rwlock.cpp and cond.cpp (the pthread
-// calls of each type, and where each keeps its state inside glibc's structure).
+// statistics.cpp (the report at exit, fork), profile.hpp and profile.cpp (the per-lock profile),
+// mutex.cpp, rwlock.cpp and cond.cpp (the pthread calls of each type, and where each keeps its
+// state inside glibc's structure).
 //
 //   LD_PRELOAD=libspinwise-preload.so ./program
 //
@@ -24,9 +25,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "../c/c_lock_kinds.hpp"
+#include "profile.hpp"
 #include "spinwise/adaptive_policy.hpp"
 #include "spinwise/detail/env.hpp"
 #include "spinwise/detail/wait_core.hpp"
@@ -35,6 +38,10 @@
 #include "spinwise/spin_shared_mutex.hpp"
 
 #define SPINWISE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace spinwise {
+struct stats_snapshot;  // spinwise/runtime/stats_report.hpp
+}  // namespace spinwise
 
 namespace spinwise::preload {
 
@@ -94,7 +101,10 @@ enum kind : int { k_glibc, k_hybrid, k_adaptive, k_ttas };
 constexpr const char* kKindNames[] = {"glibc", "hybrid", "adaptive", "ttas"};
 
 inline std::atomic<int> g_kind{-1};
-inline std::atomic<bool> g_stats{false};
+// What the counting calls record: nothing, the statistics (SPINWISE_PRELOAD_STATS), or the
+// statistics and the per-lock profile (SPINWISE_PRELOAD_PROFILE, profile.hpp).
+enum stats_mode : int { kStatsOff, kStatsOn, kStatsProfile };
+inline std::atomic<int> g_stats{kStatsOff};
 
 // Set while this thread is inside one of the interposed calls that counts statistics: a lock the
 // statistics take themselves (std::mutex in their registry) then runs without them, no recursion.
@@ -103,13 +113,23 @@ extern __thread int tl_inside __attribute__((tls_model("initial-exec")));
 // settings.cpp: the kind from SPINWISE_PRELOAD_LOCK, the knobs, the statistics switch; once.
 int init_kind() noexcept;
 
+// Whether a call that does not go through on_kind (a condition variable's) records into the
+// profile: the profile is on and the thread is not inside a counted call already.
+inline bool profiling() noexcept {
+  return SPINWISE_UNLIKELY(g_stats.load(std::memory_order_relaxed) == kStatsProfile) && tl_inside == 0;
+}
+
 inline int current_kind() noexcept {
   const int k = g_kind.load(std::memory_order_acquire);
   return SPINWISE_LIKELY(k >= 0) ? k : init_kind();
 }
 
-// statistics.cpp: the report at exit, and the registry held across fork().
+// statistics.cpp: the report at exit, and the registry held across fork(). write_report writes
+// `text` to the file `path` names ("%p": the process ID), never through a symbolic link; `what`
+// names it in the one line on stderr when it cannot.
 void write_stats_at_exit() noexcept;
+bool took_interposed_locks(const stats_snapshot& snap) noexcept;  // any preload.* acquisition
+void write_report(const char* path, const std::string& text, const char* what) noexcept;
 void stats_fork_prepare() noexcept;
 void stats_fork_parent() noexcept;
 void stats_fork_child() noexcept;
@@ -119,17 +139,26 @@ inline std::uintptr_t self_id() noexcept { return static_cast<std::uintptr_t>(pt
 // mutex.cpp: whether a condition variable must wait with glibc's own calls on m (cond.cpp).
 bool glibc_mutex(pthread_mutex_t* m) noexcept;
 
-// Calls f(kind, stats) with the process's kind (k_hybrid, k_adaptive or k_ttas) and whether this
-// call counts statistics, both compile-time constants (std::integral_constant, std::bool_constant)
-// from which f names its lock types. Statistics unless this thread is inside a counted call
-// already (tl_inside). -1 for any other kind; the callers pass the glibc kind through before.
+// Calls f(kind, stats) with the process's kind (k_hybrid, k_adaptive or k_ttas) and what this
+// call records (a stats_mode), both compile-time constants (std::integral_constant) from which f
+// names its lock types. Statistics unless this thread is inside a counted call already
+// (tl_inside). caller: the interposed call's return address, which the profile keeps for the
+// lock's waits (tl_caller); with the profile off it is not even read. -1 for any other kind; the
+// callers pass the glibc kind through before.
 template <class F>
-SPINWISE_ALWAYS_INLINE int on_kind(int k, F&& f) noexcept {
-  const bool s = g_stats.load(std::memory_order_relaxed) && tl_inside == 0;
-  if (s) ++tl_inside;
+SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
+  const int s = tl_inside == 0 ? g_stats.load(std::memory_order_relaxed) : kStatsOff;
+  if (s != kStatsOff) ++tl_inside;
   int rc = -1;
   const auto with = [&](auto kind) noexcept {
-    rc = s ? f(kind, std::true_type{}) : f(kind, std::false_type{});
+    if (SPINWISE_LIKELY(s == kStatsOff)) {
+      rc = f(kind, std::integral_constant<int, kStatsOff>{});
+    } else if (s == kStatsOn) {
+      rc = f(kind, std::integral_constant<int, kStatsOn>{});
+    } else {
+      tl_caller = caller;
+      rc = f(kind, std::integral_constant<int, kStatsProfile>{});
+    }
   };
   switch (k) {
     case k_hybrid:
@@ -144,9 +173,12 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, F&& f) noexcept {
     default:
       break;
   }
-  if (s) --tl_inside;
+  if (s != kStatsOff) --tl_inside;
   return rc;
 }
+
+// The return address of the interposed call this is written in, for on_kind and the profile.
+#define SPINWISE_CALLER (__builtin_return_address(0))
 
 // --- time -------------------------------------------------------------------------------------
 
@@ -180,38 +212,52 @@ int with_deadline(clockid_t clock, const timespec& t, F&& f) noexcept {
 
 // --- the kinds' locks, for a mutex type (Class) and with or without statistics -------------------
 
-template <class Class, bool S>
-using stats_of = std::conditional_t<S, class_stats<Class>, no_stats>;
+// The profile's view of a mutex type's class: which pthread object it is, and where in that
+// object its lock lies (mutex.cpp's kLockOffset, rwlock.cpp's 0).
+template <class Class>
+struct profiled {
+  static constexpr object_kind kind = std::is_same_v<Class, preload_recursive>    ? object_kind::recursive
+                                      : std::is_same_v<Class, preload_errorcheck> ? object_kind::errorcheck
+                                      : std::is_same_v<Class, preload_rwlock>     ? object_kind::rwlock
+                                                                                  : object_kind::mutex;
+  static constexpr std::size_t offset = kind == object_kind::rwlock ? 0 : 24;
+  using type = profile_stats<Class, kind, offset>;
+};
+
+template <class Class, int S>
+using stats_of =
+    std::conditional_t<S == kStatsOff, no_stats,
+                       std::conditional_t<S == kStatsOn, class_stats<Class>, typename profiled<Class>::type>>;
 
 // Both futex kinds' mutexes park at once on a word marked "a waiter may sleep here"
 // (park_on_marked_word.hpp): the interposer does not know whether a program holds its locks
 // across sleeps. The default kind, adaptive, also learns per mutex type whether spinning pays
 // (adaptive_policy.hpp): a fixed budget, spent while the holder is off its CPU, put sysbench's
 // `threads` test and CPython's GIL under a queue below glibc on 2 CPUs (docs/preload.md).
-template <int K, class Class, bool S>
+template <int K, class Class, int S>
 struct mutex_lock_of;
-template <class Class, bool S>
+template <class Class, int S>
 struct mutex_lock_of<k_hybrid, Class, S> {
   using type = hybrid_mutex_t<park_on_marked_word<hybrid_mutex::policy>, stats_of<Class, S>>;
 };
-template <class Class, bool S>
+template <class Class, int S>
 struct mutex_lock_of<k_adaptive, Class, S> {
   using type = hybrid_mutex_t<park_on_marked_word<adaptive_policy<Class>>, stats_of<Class, S>>;
 };
-template <class Class, bool S>
+template <class Class, int S>
 struct mutex_lock_of<k_ttas, Class, S> {
   using type = ttas_mutex_t<ttas_mutex::policy, stats_of<Class, S>>;
 };
 
-template <int K, bool S>
+template <int K, int S>
 struct rw_lock_of {
   using type = spin_shared_mutex_t<spin_shared_mutex::policy, stats_of<preload_rwlock, S>>;
 };
-template <bool S>
+template <int S>
 struct rw_lock_of<k_hybrid, S> {
   using type = hybrid_shared_mutex_t<hybrid_shared_mutex::policy, stats_of<preload_rwlock, S>>;
 };
-template <bool S>
+template <int S>
 struct rw_lock_of<k_adaptive, S> {
   using type = hybrid_shared_mutex_t<adaptive_policy<preload_rwlock>, stats_of<preload_rwlock, S>>;
 };

@@ -25,6 +25,7 @@ constexpr std::size_t kLockOffset = offsetof(mutex_data, __list);
 constexpr std::size_t kOwnerOffset = offsetof(mutex_data, __owner);
 static_assert(kLockOffset == 24 && sizeof(pthread_mutex_t) >= kLockOffset + 16,
               "glibc's pthread_mutex_t layout");
+static_assert(profiled<preload_mutex>::offset == kLockOffset, "the profile's key: the pthread_mutex_t");
 static_assert(kOwnerOffset == 8 && offsetof(mutex_data, __kind) == 16, "glibc's pthread_mutex_t layout");
 
 // glibc's __kind: the type in the low two bits (normal 0, recursive 1, errorcheck 2, adaptive 3);
@@ -142,20 +143,20 @@ int on_mutex_typed(mtype t, F&& f) noexcept {
   }
 }
 
-template <int K, bool S>
+template <int K, int S>
 struct kind_locks {
   template <class Class>
   using of = typename mutex_lock_of<K, Class, S>::type;
 };
 
-// Calls f(ops) with the ops of m's type on the process's kind (on_kind). Returns -1 when m is
-// glibc's (the caller passes it through).
+// Calls f(ops) with the ops of m's type on the process's kind (on_kind; caller: SPINWISE_CALLER).
+// Returns -1 when m is glibc's (the caller passes it through).
 template <class F>
-SPINWISE_ALWAYS_INLINE int on_mutex(pthread_mutex_t* m, F&& f) noexcept {
+SPINWISE_ALWAYS_INLINE int on_mutex(pthread_mutex_t* m, const void* caller, F&& f) noexcept {
   const int k = current_kind();
   const mtype t = type_of(m);
   if (k == k_glibc || t == mtype::glibc) return -1;
-  return on_kind(k, [t, &f](auto kind, auto stats) noexcept {
+  return on_kind(k, caller, [t, &f](auto kind, auto stats) noexcept {
     return on_mutex_typed<kind_locks<decltype(kind)::value, decltype(stats)::value>>(t, f);
   });
 }
@@ -186,38 +187,40 @@ SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
   if (current_kind() == k_glibc || type_of(m) == mtype::glibc) return SPINWISE_REAL(pthread_mutex_destroy)(m);
   // Nothing to release. The probe of a normal mutex (a try_lock) is no acquisition: not counted.
   ++tl_inside;
-  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.destroy(m); });
+  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.destroy(m); });
   --tl_inside;
   return rc;
 }
 
 SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   const errno_keeper keep;
-  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.lock(m); });
+  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.lock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_lock)(m);
 }
 
 SPINWISE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
   const errno_keeper keep;
-  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.trylock(m); });
+  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.trylock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_trylock)(m);
 }
 
 SPINWISE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
   const errno_keeper keep;
-  const int rc = on_mutex(m, [m, at](auto ops) noexcept { return ops.timedlock(m, CLOCK_REALTIME, at); });
+  const int rc = on_mutex(m, SPINWISE_CALLER,
+                          [m, at](auto ops) noexcept { return ops.timedlock(m, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_timedlock)(m, at);
 }
 
 SPINWISE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
                                             const timespec* at) noexcept {
   const errno_keeper keep;
-  const int rc = on_mutex(m, [m, clock, at](auto ops) noexcept { return ops.timedlock(m, clock, at); });
+  const int rc =
+      on_mutex(m, SPINWISE_CALLER, [m, clock, at](auto ops) noexcept { return ops.timedlock(m, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
   const errno_keeper keep;
-  const int rc = on_mutex(m, [m](auto ops) noexcept { return ops.unlock(m); });
+  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.unlock(m); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_unlock)(m);
 }

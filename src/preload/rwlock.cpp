@@ -206,14 +206,14 @@ struct rw_ops {
   }
 };
 
-// Calls f(ops) with the rwlock ops of the process's kind (on_kind). Returns -1 when rw is glibc's
-// (the caller passes it through).
+// Calls f(ops) with the rwlock ops of the process's kind (on_kind; caller: SPINWISE_CALLER).
+// Returns -1 when rw is glibc's (the caller passes it through).
 template <class F>
-SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, F&& f) noexcept {
+SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, const void* caller, F&& f) noexcept {
   const int k = current_kind();
   if (k == k_glibc || rw_is_glibc(rw)) return -1;
-  return on_kind(k, [&f](auto kind, auto stats) noexcept {
-    constexpr bool S = decltype(stats)::value;
+  return on_kind(k, caller, [&f](auto kind, auto stats) noexcept {
+    constexpr int S = decltype(stats)::value;
     return f(rw_ops<typename rw_lock_of<decltype(kind)::value, S>::type, stats_of<preload_rwlock, S>>{});
   });
 }
@@ -240,58 +240,60 @@ SPINWISE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
 
 SPINWISE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.rdlock(rw); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.rdlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_rdlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.tryrdlock(rw); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.tryrdlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
   const errno_keeper keep;
-  const int rc =
-      on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedrdlock(rw, CLOCK_REALTIME, at); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER,
+                           [rw, at](auto ops) noexcept { return ops.timedrdlock(rw, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedrdlock(rw, clock, at); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER,
+                           [rw, clock, at](auto ops) noexcept { return ops.timedrdlock(rw, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.wrlock(rw); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.wrlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_wrlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.trywrlock(rw); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.trywrlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_trywrlock)(rw);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
   const errno_keeper keep;
-  const int rc =
-      on_rwlock(rw, [rw, at](auto ops) noexcept { return ops.timedwrlock(rw, CLOCK_REALTIME, at); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER,
+                           [rw, at](auto ops) noexcept { return ops.timedwrlock(rw, CLOCK_REALTIME, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw, clock, at](auto ops) noexcept { return ops.timedwrlock(rw, clock, at); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER,
+                           [rw, clock, at](auto ops) noexcept { return ops.timedwrlock(rw, clock, at); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at);
 }
 
 SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
   const errno_keeper keep;
-  const int rc = on_rwlock(rw, [rw](auto ops) noexcept { return ops.unlock(rw); });
+  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.unlock(rw); });
   return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_unlock)(rw);
 }

@@ -24,8 +24,23 @@ SPINWISE_COLD int init_kind() noexcept {
     }
     if (unknown) k = k_glibc;
   }
-  const char* stats = detail::env("SPINWISE_PRELOAD_STATS");
-  g_stats.store(k != k_glibc && stats != nullptr && *stats != '\0', std::memory_order_relaxed);
+  const auto set = [](const char* name) {
+    const char* v = detail::env(name);
+    return v != nullptr && *v != '\0';
+  };
+  // Every first caller sets the same mode, before the kind: a call that sees the kind counts. The
+  // profile (which counts the statistics too) has its table first (profile_start: one first
+  // caller maps it, the others wait), so that both count from the same first call.
+  int mode = kStatsOff;
+  if (k != k_glibc && set("SPINWISE_PRELOAD_PROFILE") && profile_start()) {
+    mode = kStatsProfile;
+  } else if (k != k_glibc && set("SPINWISE_PRELOAD_STATS")) {
+    mode = kStatsOn;
+  }
+  if (mode != kStatsOff) {
+    int off = kStatsOff;
+    g_stats.compare_exchange_strong(off, mode, std::memory_order_relaxed);
+  }
   int expected = -1;
   if (!g_kind.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) return expected;
   // The first caller: its messages and the knobs, once. Locks taken meanwhile see the kind.
@@ -42,10 +57,11 @@ SPINWISE_COLD int init_kind() noexcept {
     if (!st.ok()) {
       std::fprintf(stderr, "spinwise-preload: %s (no knob changed)\n", st.message().c_str());
     }
-    if (g_stats.load(std::memory_order_relaxed)) {
+    if (g_stats.load(std::memory_order_relaxed) != kStatsOff) {
       std::atexit(write_stats_at_exit);
       pthread_atfork(stats_fork_prepare, stats_fork_parent, stats_fork_child);
     }
+    if (g_stats.load(std::memory_order_relaxed) == kStatsProfile) std::atexit(write_profile_at_exit);
     --tl_inside;
   }
   return k;

@@ -1,0 +1,77 @@
+#pragma once
+// The per-lock profile (SPINWISE_PRELOAD_PROFILE, docs/preload.md "Per-lock profile"): for each
+// mutex, rwlock and condition variable that waited, its figures and its call sites, in a table of
+// fixed size made once at the first call (profile.cpp), written at exit as JSON with the module
+// map, for spinwise-run (tools/spinwise-run) to symbolize after the program ended.
+//
+// Recorded only by the interposed calls that count (on_kind's third mode, kStatsProfile: its own
+// instantiation of every lock, with profile_stats below as the statistics policy), so with the
+// profile off no lock's code changes: the mode is the value on_kind reads already. In the profile
+// mode, a lock enters the table at its first contended acquisition (its first wait); after that its
+// acquisitions are counted too, and one in kHoldSampleEvery of a thread's acquisitions of a lock in
+// the table is timed until its release (the time held, sampled). A lock that finds no slot is
+// counted in the table's overflow, not dropped.
+//
+// Everything here runs inside a counted call (tl_inside), so a signal handler's lock calls on the
+// same thread while it records are plain calls (as for the statistics): nothing recurses. No
+// allocation: the table is mapped once, at the first call.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "spinwise/lock_stats.hpp"
+
+namespace spinwise::preload {
+
+enum class object_kind : std::uint8_t { none, mutex, recursive, errorcheck, rwlock, cond };
+
+// Per thread: the return address of the interposed call this thread is in (on_kind sets it in the
+// profile mode), the lock whose wait the lock's meter measures (between wait_begin and
+// on_contended), and the lock whose hold is being timed (nullptr: none).
+extern __thread const void* tl_caller __attribute__((tls_model("initial-exec")));
+extern __thread const void* tl_waiting __attribute__((tls_model("initial-exec")));
+extern __thread const void* tl_held __attribute__((tls_model("initial-exec")));
+
+// profile.cpp. object: the pthread object's address (the table's key); caller: the interposed
+// call's return address.
+void profile_wait(const void* object, object_kind kind, const void* caller, const wait_record& r) noexcept;
+void profile_acquired(const void* object) noexcept;
+void profile_released(const void* object) noexcept;  // only when tl_held == object
+void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks, bool timed_out) noexcept;
+void profile_cond_wake(const void* cond, bool broadcast, long woken) noexcept;
+
+// Maps the table (SPINWISE_PRELOAD_PROFILE_SLOTS); false, with one line on stderr, when it
+// cannot. The report at exit, and a forked child's rule (profile.cpp).
+bool profile_start() noexcept;
+void write_profile_at_exit() noexcept;
+void profile_fork_child() noexcept;
+
+// The statistics policy of the profile mode: the class's statistics as ever (class_stats, so the
+// type-level figures are the same) and the lock's own in the table. Lock: the address of the
+// spinwise lock inside the pthread object, Offset bytes into it.
+template <class Class, object_kind Kind, std::size_t Offset>
+struct profile_stats : class_stats<Class> {
+  using base = class_stats<Class>;
+
+  static const void* object_of(const void* lock) noexcept { return static_cast<const char*>(lock) - Offset; }
+
+  SPINWISE_ALWAYS_INLINE static void on_acquire(const void* lock, lock_mode m, lock_site site = {}) noexcept {
+    base::on_acquire(lock, m, site);
+    profile_acquired(object_of(lock));
+  }
+  SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode m) noexcept {
+    base::on_release(lock, m);
+    if (tl_held == object_of(lock)) profile_released(object_of(lock));
+  }
+  static bool wait_begin(const void* lock, lock_mode m, lock_site site, std::uint64_t since) noexcept {
+    tl_waiting = lock;
+    return base::wait_begin(lock, m, site, since);
+  }
+  static void on_contended(const wait_record& r, lock_mode m) noexcept {
+    base::on_contended(r, m);
+    profile_wait(object_of(tl_waiting), Kind, tl_caller, r);
+  }
+};
+
+}  // namespace spinwise::preload
