@@ -71,6 +71,9 @@ std::string format_advice_text(const engine_advice& a, const calibration_result*
   out += "# The same on the running server (dynamic variables; my.cnf above keeps them over a restart):\n";
   for (const engine_setting& s : a.settings)
     out += "#   SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";\n";
+  // The rule restores a spin time; whether spinning pays at all is the server's to say.
+  out += std::string("# To confirm on the running server under its own load: spinwise-calibrate --tune ") +
+         (a.which == engine::mysql ? "mysql" : "mariadb") + " (docs/operators.md)\n";
   return out;
 }
 

@@ -352,6 +352,11 @@ advice_result advise_engine(const engine_advice_input& in) {
   const auto uncertain = [&](std::string why, std::vector<std::string> suggestions) {
     advice_result r = refuse(advice_status::uncertain, std::move(why));
     r.suggestions = std::move(suggestions);
+    // The one judge this advice cannot replace: the operator's server under its own load.
+    r.suggestions.push_back(std::string("or measure it where it counts: spinwise-calibrate --tune ") +
+                            (mysql ? "mysql" : "mariadb") +
+                            " steps the setting on the running server under its own load and keeps the best "
+                            "(docs/operators.md)");
     r.advice = mid.advice;
     r.advice.settings.clear();
     r.advice.warnings.clear();
