@@ -7,6 +7,10 @@
 #                            MariaDB client library for --tune): what
 #                            tools/quickstart.sh installs, and all a database host needs for
 #                            --advise. No test toolchain (qemu, cross compiler, clang, SPIN, peers).
+#   tools/setup.sh package   what tools/package.sh needs to build the Debian packages: the calibrate
+#                            set, libnuma and SQLite's dev files (the runtime and spinwise::sqlite
+#                            packaged whole), dpkg-dev (dpkg-shlibdeps) and file (CPack finds the
+#                            programs to read with it)
 #   tools/setup.sh engines   what the real-engine harness needs (bench/engines/mariadb): Debian's
 #                            MariaDB server and client binaries (the -core packages: no system
 #                            service is installed or started), sysbench, and perf for cpu-clock
@@ -20,7 +24,8 @@ case ${1:-} in
   "") set_name=default ;;
   engines) set_name=engines ;;
   calibrate) set_name=calibrate ;;
-  *) echo "setup: unknown package set '$1' (known: calibrate, engines; none for the default set)" >&2; exit 2 ;;
+  package) set_name=package ;;
+  *) echo "setup: unknown package set '$1' (known: calibrate, package, engines; none for the default set)" >&2; exit 2 ;;
 esac
 
 packages=(
@@ -33,8 +38,11 @@ packages=(
   gnuplot-nox
   spin gcc clang-format
   libtbb-dev libabsl-dev
+  dpkg-dev file
 )
 [ "$set_name" = calibrate ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev libmariadb-dev)
+[ "$set_name" = package ] && packages=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libhwloc-dev libnuma-dev
+  libsqlite3-dev libmariadb-dev dpkg-dev file)
 [ "$set_name" = engines ] && packages=(mariadb-server-core mariadb-client-core sysbench linux-perf binutils gnuplot-nox
   memcached libmemcached-tools pigz zstd python3)
 

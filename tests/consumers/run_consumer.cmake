@@ -1,5 +1,5 @@
 # Builds and runs the consumers of spinwise an engine would be, one way of consuming per MODE.
-#   cmake -DMODE=installed|shared|subdirectory|fetchcontent -DSOURCE_DIR=... -DWORK_DIR=...
+#   cmake -DMODE=installed|prefix|shared|subdirectory|fetchcontent -DSOURCE_DIR=... -DWORK_DIR=...
 #         -DGENERATOR=... -DCXX=<compiler> [mode arguments] -P run_consumer.cmake
 # installed:     plain `cmake --install` of spinwise's own build tree (BUILD_DIR) into a prefix other
 #                than the configured one: the layout (tools in, benchmarks out), find_package with and
@@ -11,6 +11,9 @@
 #                `--component bench` alone.
 #                Arguments: BUILD_DIR, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (the tree's GNUInstallDirs),
 #                RUNTIME_STATIC, RUNTIME_DEPS, TOOLS, BENCH_TOOLS (lists separated by ','), SQLITE.
+# prefix:        a prefix installed by other means (PREFIX; consumer.deb's unpacked Debian packages): the
+#                installed mode's find_package and pkg-config consumers, C++ and C99, on it.
+#                Arguments: PREFIX, LIBDIR, INCLUDEDIR, DATADIR, RUNTIME_STATIC, SQLITE.
 # shared:        configure spinwise alone with SPINWISE_RUNTIME_SHARED=ON (tools and benchmarks on),
 #                build only the libraries (spinwise_runtime, spinwise_c, and spinwise_sqlite with SQLITE),
 #                plain install to another prefix with a datadir two levels deep: no executables, the
@@ -112,6 +115,49 @@ function(dynamic_entries out file what)
   set(${out} "${names}" PARENT_SCOPE)
 endfunction()
 
+# The consumers of an installed prefix (`prefix`, with LIBDIR, INCLUDEDIR, DATADIR, RUNTIME_STATIC
+# and SQLITE): CMake's find_package (header-only, COMPONENTS runtime, c, and sqlite) and pkg-config
+# (relocated: the prefix is not the one the tree was configured for), C++ and C99 programs.
+function(consume_prefix)
+  set(cmakedir ${prefix}/${LIBDIR}/cmake/spinwise)
+  # Header-only: if the config looked for hwloc or libnuma, the disabled packages would fail it.
+  consume(headers -DCONSUME=find_package_headers -DCMAKE_PREFIX_PATH=${prefix}
+          -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseHwloc=ON -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseNuma=ON)
+  consume(runtime -DCONSUME=find_package -DCMAKE_PREFIX_PATH=${prefix})
+  consume(c -DCONSUME=find_package_c -DCMAKE_PREFIX_PATH=${prefix})
+  # pkg-config, relocated: the tree was configured for another prefix.
+  find_program(PKG_CONFIG pkg-config REQUIRED)
+  set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig:${prefix}/${DATADIR}/pkgconfig")
+  check_pc_include(${prefix} ${INCLUDEDIR})
+  pc_program(pkgconfig_headers ${consumer_src}/headers_only.cpp --cflags --libs spinwise)
+  if(RUNTIME_STATIC)
+    pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs --static spinwise-runtime)
+  else()
+    pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs spinwise-runtime)
+  endif()
+  # The C API from C: gcc, not the C++ driver, links it (a static spinwise-c names libstdc++).
+  find_program(CC NAMES gcc cc REQUIRED)
+  if(RUNTIME_STATIC)
+    pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs --static spinwise-c)
+  else()
+    pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs spinwise-c)
+  endif()
+
+  # SQLite's mutexes: pkg-config (a static spinwise-sqlite names libstdc++) and COMPONENTS sqlite.
+  if(SQLITE)
+    expect_files(${prefix}/${INCLUDEDIR}/spinwise/sqlite.h ${cmakedir}/spinwiseSqliteTargets.cmake
+                 ${prefix}/${LIBDIR}/pkgconfig/spinwise-sqlite.pc)
+    if(RUNTIME_STATIC)
+      expect_files(${prefix}/${LIBDIR}/libspinwise_sqlite.a)
+      pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs --static spinwise-sqlite)
+    else()
+      expect_files(${prefix}/${LIBDIR}/libspinwise_sqlite.so)
+      pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs spinwise-sqlite)
+    endif()
+    consume(sqlite -DCONSUME=find_package_sqlite -DCMAKE_PREFIX_PATH=${prefix})
+  endif()
+endfunction()
+
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(consumer_src ${SOURCE_DIR}/tests/consumers/project)
@@ -147,11 +193,7 @@ if(MODE STREQUAL "installed")
   endforeach()
   expect_no_files(${prefix}/${BINDIR}/spinwise-bench ${prefix}/${BINDIR}/spinwise-stress)
 
-  # Header-only: if the config looked for hwloc or libnuma, the disabled packages would fail it.
-  consume(headers -DCONSUME=find_package_headers -DCMAKE_PREFIX_PATH=${prefix}
-          -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseHwloc=ON -DCMAKE_DISABLE_FIND_PACKAGE_SpinwiseNuma=ON)
-  consume(runtime -DCONSUME=find_package -DCMAKE_PREFIX_PATH=${prefix})
-  consume(c -DCONSUME=find_package_c -DCMAKE_PREFIX_PATH=${prefix})
+  consume_prefix()
   # The control for the header-only case: COMPONENTS runtime of a static runtime built with hwloc
   # or libnuma does look for it, so disabling it must fail the configure, with the reason.
   if(RUNTIME_DEPS)
@@ -164,38 +206,6 @@ if(MODE STREQUAL "installed")
       fail("find_package(spinwise COMPONENTS runtime) without ${dep} did not fail as it should (${rc}):\n${out}")
     endif()
     message(STATUS "consumer ${MODE}: COMPONENTS runtime without ${dep} fails, as it should")
-  endif()
-
-  # pkg-config, relocated: the tree was configured for another prefix.
-  find_program(PKG_CONFIG pkg-config REQUIRED)
-  set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig:${prefix}/${DATADIR}/pkgconfig")
-  check_pc_include(${prefix} ${INCLUDEDIR})
-  pc_program(pkgconfig_headers ${consumer_src}/headers_only.cpp --cflags --libs spinwise)
-  if(RUNTIME_STATIC)
-    pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs --static spinwise-runtime)
-  else()
-    pc_program(pkgconfig_runtime ${consumer_src}/consumer.cpp --cflags --libs spinwise-runtime)
-  endif()
-  # The C API from C: gcc, not the C++ driver, links it (a static spinwise-c names libstdc++).
-  find_program(CC NAMES gcc cc REQUIRED)
-  if(RUNTIME_STATIC)
-    pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs --static spinwise-c)
-  else()
-    pc_c_program(pkgconfig_c ${consumer_src}/c_consumer.c --cflags --libs spinwise-c)
-  endif()
-
-  # SQLite's mutexes: pkg-config (a static spinwise-sqlite names libstdc++) and COMPONENTS sqlite.
-  if(SQLITE)
-    expect_files(${prefix}/${INCLUDEDIR}/spinwise/sqlite.h ${cmakedir}/spinwiseSqliteTargets.cmake
-                 ${prefix}/${LIBDIR}/pkgconfig/spinwise-sqlite.pc)
-    if(RUNTIME_STATIC)
-      expect_files(${prefix}/${LIBDIR}/libspinwise_sqlite.a)
-      pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs --static spinwise-sqlite)
-    else()
-      expect_files(${prefix}/${LIBDIR}/libspinwise_sqlite.so)
-      pc_c_program(pkgconfig_sqlite ${consumer_src}/sqlite_consumer.c --cflags --libs spinwise-sqlite)
-    endif()
-    consume(sqlite -DCONSUME=find_package_sqlite -DCMAKE_PREFIX_PATH=${prefix})
   endif()
 
   # C programs on this install the three usual ways (cc with pkg-config and no --static, a C-only
@@ -226,6 +236,11 @@ if(MODE STREQUAL "installed")
     endif()
     message(STATUS "consumer ${MODE}: --component bench installed ${got}")
   endif()
+elseif(MODE STREQUAL "prefix")
+  # A prefix installed by other means (consumer.deb: the Debian packages, unpacked).
+  set(prefix ${PREFIX})
+  set(pc_libdir ${prefix}/${LIBDIR})
+  consume_prefix()
 elseif(MODE STREQUAL "shared")
   # A non-default layout: a datadir two levels deep, so the .pc's way back to its
   # prefix is ../../.. and not the usual ../..
