@@ -9,7 +9,8 @@
 // Defaults 32 ns / 2048 ns / 12 rounds: about 11 us of spinning per wait on average, the same
 // budget as time_policy's defaults (~15 us), so comparisons measure the shape, not the budget.
 // The 32 ns floor is two or three PAUSEs on current x86; the 2 us cap keeps a waiter's reaction
-// to a release within a parked handoff's tenth (~20 us on our VM).
+// to a release within a tenth of a parked handoff (a futex wake: std::mutex's handoff in
+// bench/results/full-runs/README.md, the model 207 run).
 //
 // When not to use it: for FIFO queue locks (ticket, MCS), where a waiter's delay adds straight to
 // every handoff behind it. It suits test-and-set locks, whose retries are RMWs that backoff thins.

@@ -8,9 +8,10 @@
 //
 // When not to use it: on any CPU newer than the one your settings were tuned on. The unit is an
 // instruction count, and a relax instruction's cost moved under it: 50 PAUSEs were ~0.2 us before
-// Skylake, ~0.65 us on our Emerald Rapids VM and ~2.8 us on Skylake (14x). That is the incident
-// spinwise exists for (README). Use it to replay a MySQL configuration, or to migrate one;
-// time_policy is the same shape with the unit in nanoseconds.
+// Skylake, ~0.65 us on an Emerald Rapids KVM guest (bench/results/calibration-vms/README.md) and
+// ~2.8 us on Skylake (14x). That is the incident spinwise exists for (README). Use it to replay a
+// MySQL configuration, or to migrate one; time_policy is the same shape with the unit in
+// nanoseconds.
 //
 // Cost per round: one or two relaxed loads of a read-mostly knob word, one thread-local PRNG step
 // (no shared line, no division), then the relax loop.

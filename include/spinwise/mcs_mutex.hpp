@@ -14,7 +14,7 @@
 // the lock hands its successor's beat on); a release hands the lock to the head while its heartbeat
 // is fresh, and frees it for anyone once the head has not polled for the patience (20 us); an
 // arrival joins the queue only while its head runs. Classic MCS handed the lock to the next
-// waiter whether it ran or not and fell to 0.03x-0.42x of std::mutex with 4-16 threads per CPU
+// waiter whether it ran or not and fell far below std::mutex once threads outnumbered CPUs
 // (spinwise-bench: bench/results/full-runs/README.md in the spinwise repository).
 // mcs_mutex_t<P, S, 0> never skips a head (strict FIFO).
 //

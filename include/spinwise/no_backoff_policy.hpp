@@ -2,8 +2,9 @@
 // no_backoff_policy: one relax instruction per poll, the baseline the other policies beat (or not).
 //
 // Up to spin_loops polls, then yield (spin locks) or yield and park (hybrid locks). Default 1000
-// polls: with a 13 ns PAUSE (our Emerald Rapids VM) about the 15 us budget of time_policy's
-// defaults; on Skylake (43 ns) three times that, since this policy counts instructions.
+// polls: with a 13 ns PAUSE (an Emerald Rapids: bench/results/calibration-vms/README.md) about
+// the 15 us budget of time_policy's defaults; on Skylake (43 ns) three times that, since this
+// policy counts instructions.
 //
 // It is also the right policy for FIFO queue locks: a ticket or MCS waiter cannot overtake, so a
 // delay only postpones its own turn (and every turn behind it), and its polls cost no coherence

@@ -14,7 +14,8 @@
 //
 // When not: short sections (an allocator's lock), where one preempted spinner puts a waiter to
 // sleep, and then every wait would park until the sleepers drain: a process-wide rule cost SQLite's
-// static_mem 0.72x. The rule is per Class for that reason.
+// static_mem most of its lead (bench/results/sqlite-emr-sleepers/). The rule is per Class for that
+// reason.
 //
 // How: the class's parking waits count their sleeps in one atomic (detail/wait_core.hpp's
 // sleepers<Policy>), changed around each futex wait, which already costs a system call; a wait

@@ -16,8 +16,9 @@
 // The lock never hands itself to a waiting thread: every reader enters by itself, when it runs.
 // An earlier version had the releasing writer admit all queued readers in its own step (a
 // grant), which kept every other reader out until all the granted ones, most of them not
-// running when threads outnumber CPUs, had been scheduled and left; at 99% reads and 4x-16x
-// oversubscription throughput fell to 0.6x-0.16x of std::shared_mutex. Now, while the queued
+// running when threads outnumber CPUs, had been scheduled and left; at 99% reads with threads
+// outnumbering CPUs its throughput fell far below std::shared_mutex's
+// (bench/results/full-runs/README.md, the model 207 run). Now, while the queued
 // readers of a turn get scheduled, only writers wait: W stays clear and other readers enter. Writers among
 // themselves are unordered (TTAS).
 //

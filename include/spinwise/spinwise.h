@@ -28,7 +28,9 @@ extern "C" {
 struct timespec;
 
 /* Bytes of a mutex or rwlock object: a kind byte, then the C++ lock (the largest, ticket_mutex,
- * takes 40). Fixed for the ABI; src/c/c_api.cpp static_asserts that every kind fits. */
+ * takes 40). Fixed for the ABI; src/c/c_lock_object.hpp's fits() checks a kind's size and
+ * alignment, and src/c/c_api.cpp (mutexes) and src/c/c_rwlock.cpp (rwlocks) static_assert it
+ * for every kind they serve. */
 #define SPINWISE_LOCK_BYTES 64
 
 /* The lock types are 8-byte aligned on every target: the union's members are not enough on i386,

@@ -3,9 +3,9 @@
 //
 // Threads acquire in arrival order, so no waiter starves and per-thread op counts come out even,
 // as long as every waiter runs. A plain ticket lock then collapses when threads outnumber CPUs:
-// the lock can only go to the next ticket, and that thread is usually not running (0.04x-0.42x of
-// std::mutex with 4-16 threads per CPU in spinwise-bench: bench/results/full-runs/README.md in the
-// spinwise repository). Here the tickets only order the queue; ownership is a separate word
+// the lock can only go to the next ticket, and that thread is usually not running (it fell far
+// below std::mutex in spinwise-bench: bench/results/full-runs/README.md in the spinwise
+// repository). Here the tickets only order the queue; ownership is a separate word
 // (detail/fifo_gate.hpp). The head of the queue publishes a heartbeat while it polls (and the two
 // waiters behind it theirs, handed on when one becomes the head); a release
 // hands the lock to the head while its heartbeat is fresh, and frees it for anyone once the head

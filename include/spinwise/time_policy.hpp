@@ -11,7 +11,8 @@
 // Default delay_unit_ns = 200: the time one InnoDB unit (50 PAUSEs) took on the pre-Skylake
 // CPUs MySQL's defaults were tuned on (PAUSE ~10-14 cycles at 2.2-3 GHz: 170-280 ns per 50).
 // With 6 / 30 that is InnoDB's intended budget, ~0.5 us mean per round and ~15 us per wait, on
-// every CPU: no 14x blow-up on Skylake, no 3x on our Emerald Rapids VM (50 PAUSEs = 650 ns).
+// every CPU: no 14x blow-up on Skylake, no 3x on an Emerald Rapids with a ~13 ns PAUSE (50 PAUSEs
+// = 650 ns; bench/results/calibration-vms/README.md).
 //
 // When not to use it: when you must replay a MySQL configuration instruction for instruction
 // (innodb_policy), or when waits are so short that a ~30 us first-use measurement per process
@@ -114,7 +115,8 @@ struct time_policy : detail::time_policy_base<Tag, Relax, false> {};
 // lock's line, which the holder must then take back exclusive to release it, and which keeps the
 // line moving between cores while the lock is busy: what backoff exists to stop. What that costs
 // depends on the CPU's coherence latency: it cut ttas_mutex's and hybrid_mutex's contended
-// throughput to 0.3-0.7x on an AMD EPYC (Zen 5) guest and measured 1.03x on a Xeon model 167.
+// throughput on an AMD EPYC (Zen 5) guest (bench/results/compare-amd/README.md) and raised it
+// slightly on a Xeon model 167 (bench/results/full-runs/README.md, the model 167 run).
 // The defaults keep their delays whole; choose this by name where handoff latency matters more
 // than throughput, after comparing both on your CPU (docs/wait-policies.md, "Prompt handoff").
 template <class Tag = void, class Relax = cpu_relaxer>

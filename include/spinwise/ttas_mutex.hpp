@@ -4,7 +4,7 @@
 // A waiter polls the word with plain loads, which keep its copy of the line shared, and tries
 // the exchange only when the lock looks free; between polls it waits per its policy, for at most
 // spin_loops rounds, then yields between polls. Unfair: a releasing thread can re-take the lock
-// before a waiter notices (TTAS at 2 threads: per-thread op-count CoV 0.13-0.23 on our VM).
+// before a waiter notices (TTAS at 2 threads: per-thread op counts come out uneven).
 //
 // When not to use it: when waits can be long (use hybrid_mutex, which parks), when threads
 // routinely outnumber CPUs (yielding spinners still burn the slices the holder needs), or when
@@ -12,8 +12,9 @@
 //
 // Default policy: time_policy. It is InnoDB's algorithm (random [0, spin_wait_delay) units per
 // round, 30 rounds, defaults 6 / 30) with the unit given in time, 200 ns, what it was on the CPUs
-// InnoDB's defaults were tuned on; innodb_policy would make the same wait 3x longer on our
-// Emerald Rapids VM and 14x on Skylake. Use ttas_mutex_t<innodb_policy<>> to replay MySQL exactly.
+// InnoDB's defaults were tuned on; innodb_policy would make the same wait 3x longer on an Emerald
+// Rapids with a ~13 ns PAUSE (bench/results/calibration-vms/README.md) and 14x on Skylake. Use
+// ttas_mutex_t<innodb_policy<>> to replay MySQL exactly.
 //
 // Cost: 4 bytes. Uncontended lock+unlock = one xchg + one release store, nothing else: the
 // policy is only consulted once the lock was found busy, and the lock's line stays in the owner's

@@ -5,10 +5,11 @@
 // thread stopped in the middle of it holds every other thread that asks until it runs again. The
 // backends ask on a lock's wait path (the first relax resolves SPINWISE_RELAX, which asks whether
 // this CPU has SB or WAITPKG), so a waiter stopped there made every other waiter wait for it: the
-// FIFO locks' "no wait for a waiter that does not run" test hung in 24 of 200 runs under
-// qemu-aarch64 with SPINWISE_RELAX=sb, the second waiter blocked in the guard of has_sb() while
-// the stopped head held it (gdb backtrace, 2026-12-03). Here racing first callers each run the
-// probe and store the same answer; the cache is constant-initialized, so there is no guard.
+// FIFO locks' "no wait for a waiter that does not run" test hung under qemu-aarch64 with
+// SPINWISE_RELAX=sb, the second waiter blocked in the guard of has_sb() while the stopped head
+// held it (a gdb backtrace showed it: docs/testing.md, "Two waits on a stopped thread"). Here
+// racing first callers each run the probe and store the same answer; the cache is
+// constant-initialized, so there is no guard.
 //
 // Included by the backends that probe a CPU feature (x86_64, aarch64).
 

@@ -37,8 +37,9 @@ inline bool counter_invariant() noexcept { return std::chrono::steady_clock::is_
 inline std::uint64_t measure_counter_frequency() noexcept { return 1'000'000'000; }
 
 // How often a clock-bounded delay (time_policy, exp_backoff_policy) reads the counter:
-// steady_clock::now() costs ~40 ns even through the vDSO (measured on an Ice Lake KVM guest,
-// 2026), so every 200 ns of relaxes keeps the reads under a fifth of the loop.
+// steady_clock::now() costs more than a bare counter read even through the vDSO (it reads the
+// counter, checks the sequence count and scales the result), so every 200 ns of relaxes, twice
+// x86's interval, keeps the reads a small share of the loop.
 inline constexpr double kDelayCheckNs = 200;
 // How often a delay asks an eagerly polling lock whether it looks free (x86_64.hpp says why):
 // unmeasured on the CPUs this backend serves, so at the check interval.

@@ -3,9 +3,9 @@
 //
 // Include only through <spinwise/arch.hpp>, which decides whether this backend applies.
 //
-// Costs measured with spinwise-calibrate on a 2-vCPU Emerald Rapids KVM guest (2026):
-// PAUSE 30 TSC ticks = 13 ns = ~39 core cycles; RDTSC ~22 ticks; TSC 2.3 GHz, core ~3.0 GHz.
-// TSC ticks are not core cycles: the calibration tool reports both.
+// What PAUSE costs in TSC ticks, nanoseconds and core cycles on one Emerald Rapids KVM guest, as
+// spinwise-calibrate measured it: bench/results/calibration-vms/README.md. TSC ticks are not core
+// cycles (the TSC ticks at a fixed rate, the core at its own clock): the tool reports both.
 
 #include <cpuid.h>
 #include <immintrin.h>
@@ -88,19 +88,19 @@ inline void relax_n(relax_kind k, std::uint32_t n) noexcept {
 __attribute__((always_inline)) inline std::uint64_t read_counter() noexcept { return __rdtsc(); }
 
 // How often a clock-bounded delay (time_policy, exp_backoff_policy) reads the counter: every
-// 100 ns of relaxes. RDTSC costs ~20 ns back to back on the KVM guests we measured (Ice Lake
-// Xeon, 2026: 20.5 ns; it is not serializing, so it overlaps the PAUSEs around it), so a read
-// per 100 ns keeps the reads under a fifth of the loop while a delay ends within 100 ns of its
-// deadline.
+// 100 ns of relaxes. RDTSC costs some tens of core cycles back to back (it is not serializing,
+// so it overlaps the PAUSEs around it; one guest's figure: bench/results/starvation/README.md),
+// so a read per 100 ns keeps the reads a small share of the loop while a delay ends within 100 ns
+// of its deadline.
 inline constexpr double kDelayCheckNs = 100;
 
 // How often a delay asks a lock that polls eagerly (detail::poll_eagerly: ttas_mutex, tas_mutex)
 // whether its word looks free: every 25 ns of relaxes, between the counter reads. The poll is a
 // relaxed load of a line that stays in the waiter's cache until the holder writes it. On a 2-vCPU
-// KVM guest (Xeon model 167, PAUSE 10.9 ns, one-way core-to-core 59-80 ns) it took ttas_mutex's
-// handoff p50 from 214 to 183 ns, with contended throughput 1.033x over 24 cells (the landed
-// change against the code before, one interleaved run); hybrid_mutex lost 6% polled that often
-// and keeps the check interval (bench/results/full-runs/README.md, the model 167 run).
+// KVM guest (Xeon model 167) it made ttas_mutex's handoff quicker and did not cost its contended
+// throughput (the landed change against the code before, one interleaved run); hybrid_mutex lost
+// throughput polled that often and keeps the check interval (bench/results/full-runs/README.md,
+// the model 167 run).
 inline constexpr double kDelayPollNs = 25;
 
 // CPUID.80000007H:EDX[8]: the TSC ticks at a constant rate in every P-, C- and T-state.

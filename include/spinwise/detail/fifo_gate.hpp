@@ -3,9 +3,9 @@
 // have CPUs, and no wait for one that does not.
 //
 // A plain FIFO lock hands the lock to the next waiter whether it runs or not; with more threads
-// than CPUs that waiter is usually descheduled and everyone waits for it (ticket and MCS fell to
-// 0.03x-0.42x of std::mutex at 4-16 threads per CPU). Here the queue only decides who waits
-// first; ownership is a separate word:
+// than CPUs that waiter is usually descheduled and everyone waits for it (ticket and MCS
+// collapsed against std::mutex once threads outnumbered CPUs: bench/results/full-runs/README.md).
+// Here the queue only decides who waits first; ownership is a separate word:
 //
 //   held_  0 free: anyone may take it          1 held
 //          2 free, reserved for the queue's head (a FIFO handoff)
@@ -46,9 +46,10 @@
 // wait). Such a head is waited for ten patiences (kAloneFactor: 200 us by default): what stops a
 // thread that has its CPU (an interrupt, the host taking the vCPU) is over by then, and a thread
 // the scheduler switched away from did not come back from its yield that fast. Without it, on a
-// 2-vCPU KVM guest whose timer interrupts stop a thread for 25-800 us about 200 times a second,
-// the releaser took the lock back at every release of each stop: 1-48% of the handoffs of a
-// two-thread loop (spinwise-order-probe; bench/results/fifo-alone/README.md).
+// 2-vCPU KVM guest whose timer interrupts stop a running thread for tens to hundreds of
+// microseconds many times a second, the releaser took the lock back at every release of each
+// stop, a share of a two-thread loop's handoffs (spinwise-order-probe;
+// bench/results/fifo-alone/README.md).
 //
 // Its SPIN model: tests/models/fifo_gate.pml (exclusion, no waiter stranded, strict order;
 // docs/model-checking.md).
@@ -168,8 +169,8 @@ class fifo_gate {
   // within one poll of becoming it (its own beats count for the whole patience); one that yielded
   // its CPU away and has not run since gets a reservation only while its beat is that young.
   // (Vouched for the whole patience, a successor that had polled just before it was descheduled
-  // kept the lock reserved and idle for up to 20 us: mcs_mutex lost 10% at 4x oversubscription,
-  // bench/results/compare-amd/fifo-order.)
+  // kept the lock reserved and idle for up to the patience, which cost mcs_mutex throughput when
+  // threads outnumbered CPUs: bench/results/compare-amd/fifo-order.)
   void vouch_waiter(std::uint64_t beat) noexcept {
     if constexpr (!kStrict) {
       if ((beat & kAlone) != 0) {
@@ -195,8 +196,8 @@ class fifo_gate {
       head_beat(beat, every, alone);
       if (head_try_take()) {
         // The head holds the lock and is a head no more: no beat until one is vouched for. (Left
-        // standing, the holder's own beat cost the handoff cell 1.3x-1.4x, ticket and mcs, on a
-        // Zen 5 guest: bench/results/compare-amd/fifo-order.)
+        // standing, the holder's own beat slowed ticket's and mcs's handoff cell on a Zen 5
+        // guest: bench/results/compare-amd/fifo-order.)
         vouch(0);
         return;
       }

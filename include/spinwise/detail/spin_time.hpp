@@ -2,11 +2,11 @@
 // How the time-based policies spend a delay given in nanoseconds with a given Relax.
 //
 // A delay is clock-bounded: it ends at a deadline read from the cycle counter, not after a relax
-// count fixed at its start. The relax cost moves (a shared host's PAUSE wandered between 6 and
-// 10 ns from one half second to the next; a thread migrated from a P-core to an E-core sees it
-// change ~3x), and a count converted from a per-CPU table would then be off by as much. The
-// relax table still sets how many relaxes go between two counter reads (the backend's
-// kDelayCheckNs worth, arch/spinwise/arch/*.hpp), so it sets the check interval, not the length.
+// count fixed at its start. The relax cost moves (a shared host's PAUSE wandered from one half
+// second to the next; a thread migrated from a P-core to an E-core sees it change ~3x), and a
+// count converted from a per-CPU table would then be off by as much. The relax table still sets
+// how many relaxes go between two counter reads (the backend's kDelayCheckNs worth,
+// arch/spinwise/arch/*.hpp), so it sets the check interval, not the length.
 // innodb_policy does not use this: its delay is an instruction count by definition.
 
 #include <algorithm>
@@ -100,8 +100,9 @@ struct never_ready {
 // where the policy polls at all (prompt_time_policy, adaptive_policy; the defaults' delays do
 // not end early). ttas_mutex and tas_mutex pass theirs so: on a Xeon model 167 a waiter saw the
 // release sooner and their throughput did not suffer for it; hybrid_mutex's did, and a plain
-// predicate keeps the check interval. A rule that wraps the until() it is given in a predicate
-// of its own drops the request: forward it unchanged.
+// predicate keeps the check interval (bench/results/full-runs/README.md, the model 167 run). A
+// rule that wraps the until() it is given in a predicate of its own drops the request: forward it
+// unchanged.
 template <class F>
 struct eager_until {
   mutable F ready;  // a mutable lambda works here as it does unwrapped
@@ -129,8 +130,8 @@ struct polls_eagerly<eager_until<F>> : std::true_type {};
 // "the word looks free", so a waiter deep in a long delay still sees a release within a check
 // interval, or a poll interval, instead of at the delay's end (prompt handoff). Only the
 // policies that choose prompt handoff pass one (prompt_time_policy, adaptive_policy): each poll
-// is a load of the holder's line, and on an AMD Zen 5 guest that traffic halved the contended
-// throughput of the locks that polled (time_policy.hpp).
+// is a load of the holder's line, and on an AMD Zen 5 guest that traffic cut the contended
+// throughput of the locks that polled (time_policy.hpp; bench/results/compare-amd/README.md).
 //
 // relax_for_ns_timed also gives the delay's length in counter ticks (0 when it issued nothing or
 // has no usable counter): the counter's at its last check, plus the relaxes issued after that

@@ -50,8 +50,8 @@ struct wait_meter<Stats, true> {
   wait_meter& operator=(const wait_meter&) = delete;
 
   // A snooze is timed by the counter, so a thread descheduled in the middle of one would count
-  // its time off the CPU as spinning (on an oversubscribed machine that multiplied the spin CPU
-  // share 14x). A snooze that took more than twice what its relaxes cost plus 50 us was
+  // its time off the CPU as spinning (on an oversubscribed machine that inflated the spin CPU
+  // share many times over). A snooze that took more than twice what its relaxes cost plus 50 us was
   // preempted: it counts at what its relaxes cost.
   template <class Waiter, class Until = never_ready>
   void snooze(Waiter& w, Until&& until = {}) noexcept {
@@ -168,7 +168,7 @@ class park_episodes : public one_wait<Policy, Stats> {
   }
   // The same without the poll after the yield: a round while the budget lasts (true), then the
   // episode's one yield (false: park now). For a lock whose step to the park takes a free word
-  // too (hybrid_mutex's exchange); a poll there cost hybrid_mutex_adaptive 0.93x at 2 threads.
+  // too (hybrid_mutex's exchange); a poll there cost hybrid_mutex_adaptive throughput at 2 threads.
   // marked: the lock's word says a waiter may sleep on it (read only under parks_on_marked_word).
   template <class Until = never_ready>
   bool step(Until&& until = {}, bool marked = false) noexcept {

@@ -222,8 +222,9 @@ bool apply_quick_calibration(relax_kind kind = active_relax(), quick_calibration
 // The relax cost over time (spinwise-calibrate --watch).
 //
 // A profile is a snapshot, and the relax cost is not a constant: on a Skylake-class cloud VM (2
-// vCPUs, Firecracker) PAUSE pinned to one CPU and measured every half second read 6.2 to 10.5 ns,
-// and on a hybrid CPU a thread that migrates between core kinds sees ~3x. watch_relax_cost()
+// vCPUs, Firecracker) PAUSE pinned to one CPU and measured every half second wandered from one
+// sample to the next, and on a hybrid CPU a thread that migrates between core kinds sees ~3x. One
+// guest's --watch figures are in bench/results/calibration-vms/README.md. watch_relax_cost()
 // repeats the quick measurement on each CPU at a fixed interval and judges the samples over time
 // (not the trials of one burst, which summarize() judges).
 
