@@ -80,6 +80,10 @@ if(TOOLS)
     list(APPEND spinwise-tools_files ${BINDIR}/${tool})
   endforeach()
   set(spinwise-tools_depends "libc6 \\(>= " "libstdc\\+\\+6")
+  if(PRELOAD)  # spinwise-run: Python, addr2line and the interposer of the same version
+    string(REPLACE "." "\\." v "${deb_version}")
+    list(APPEND spinwise-tools_depends python3 binutils "libspinwise-preload \\(= ${v}\\)")
+  endif()
   set(spinwise-tools_shlibs_only ON)
 endif()
 
@@ -235,6 +239,16 @@ if(PRELOAD)
     fail("the unpacked interposer's statistics count no acquisition:\n${got}")
   endif()
   message(STATUS "consumer.deb: a program ran under the unpacked libspinwise-preload.so, its mutex counted")
+  # spinwise-run finds the interposer beside itself in the unpacked tree, as in /usr, and passes
+  # the program's exit status through.
+  if(EXISTS ${root}/usr/${BINDIR}/spinwise-run)
+    execute_process(COMMAND ${root}/usr/${BINDIR}/spinwise-run -- ${WORK_DIR}/locker RESULT_VARIABLE rc
+                    OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      fail("the unpacked spinwise-run -- locker exited ${rc}:\n${out}${err}")
+    endif()
+    message(STATUS "consumer.deb: the unpacked spinwise-run found its interposer and ran a program")
+  endif()
 endif()
 
 # The -dev packages, unpacked: C++ and C99 consumers with CMake and pkg-config.

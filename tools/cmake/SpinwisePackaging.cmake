@@ -74,6 +74,11 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_NAME} built using CMake")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME spinwise-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS "gnuplot-nox | gnuplot")  # spinwise-calibrate --watch --plot
+# spinwise-run is a Python script that runs programs under the interposer and names their lock sites
+# with addr2line; dpkg-shlibdeps adds what the compiled tools link.
+if(TARGET spinwise_preload)
+  set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "python3, binutils, libspinwise-preload (= ${_spinwise_deb_version})")
+endif()
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION "spinwise's tools: measure this CPU's spin waits, advise engines
 spinwise-calibrate measures what one relax instruction (PAUSE, ISB) costs on every CPU, writes
 the calibration profile that engines built with spinwise load, and prints MySQL's and MariaDB's

@@ -69,6 +69,7 @@ done
 for a in $arms $spin_arms; do
   case "$a" in
     none|glibc|hybrid|adaptive|ttas) ;;
+    hybrid+profile|adaptive+profile|ttas+profile) ;;  # the kind with the per-lock profile on
     glibc@base|hybrid@base|adaptive@base|ttas@base)
       [ -f "$baseline" ] || { echo "run.sh: arm '$a' needs --baseline PATH, an existing library" >&2; exit 2; } ;;
     ticket|mcs) echo "run.sh: the interposer has no '$a' kind any more (docs/preload.md, \"No FIFO kind\")" >&2; exit 2 ;;
@@ -156,7 +157,9 @@ arm_env() {  # the arm's environment, one assignment a line
   [ "$1" = none ] && return 0
   local lib=$preload
   [ "${1%@base}" != "$1" ] && lib=$baseline
-  printf 'LD_PRELOAD=%s\nSPINWISE_PRELOAD_LOCK=%s\nSPINWISE_PRELOAD_STATS=%s\n' "$lib" "${1%@base}" "$tmp/stats.json"
+  local kind=${1%@base}
+  printf 'LD_PRELOAD=%s\nSPINWISE_PRELOAD_LOCK=%s\nSPINWISE_PRELOAD_STATS=%s\n' "$lib" "${kind%+profile}" "$tmp/stats.json"
+  [ "${kind%+profile}" = "$kind" ] || printf 'SPINWISE_PRELOAD_PROFILE=%s\n' "$tmp/profile.json"
 }
 
 failed=0
@@ -197,6 +200,11 @@ sys.exit(1)"; then
   if kill -0 "$server" 2>/dev/null; then kill -9 "$server" 2>/dev/null || true; [ $rc != 0 ] || rc=137; echo "run.sh: memcached ignored SIGTERM" >&2; fi
   wait "$server" 2>/dev/null || true
   server=""
+  # A profiled arm's last profile per cell is kept for spinwise-run --report (docs/preload.md).
+  if [ -f "$tmp/profile.json" ]; then
+    mkdir -p "$out/profiles"
+    mv "$tmp/profile.json" "$out/profiles/$arm-$mix-${t}t.json"
+  fi
   python3 "$here/summarize.py" --record "$tmp/client.log" "$tmp/stats.json" "$rc" "$rep" "$t" "$c" "$mix" "$arm" \
     "$seconds" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" "$((cs1 - cs0))" >> "$out/runs.jsonl" || failed=1
 }

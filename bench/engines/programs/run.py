@@ -242,14 +242,17 @@ def make_input(path, megabytes):
 def arm_env(arm, preload, stats=None):
     """The environment of an arm; preload is (this build's library, the baseline's or None)."""
     env = dict(os.environ)
-    for k in ("LD_PRELOAD", "SPINWISE_PRELOAD_LOCK", "SPINWISE_PRELOAD_STATS"):
+    for k in ("LD_PRELOAD", "SPINWISE_PRELOAD_LOCK", "SPINWISE_PRELOAD_STATS", "SPINWISE_PRELOAD_PROFILE"):
         env.pop(k, None)
     if arm != "none":
         kind, _, base = arm.partition("@")
         env["LD_PRELOAD"] = preload[1] if base else preload[0]
+        kind, _, profiled = kind.partition("+")
         env["SPINWISE_PRELOAD_LOCK"] = kind
         if stats:
             env["SPINWISE_PRELOAD_STATS"] = stats
+        if profiled:  # KIND+profile: the per-lock profile on, written where the statistics go
+            env["SPINWISE_PRELOAD_PROFILE"] = os.path.join(tempfile.gettempdir(), f"spinwise-run-py-{os.getpid()}.profile.json")
     return env
 
 
@@ -334,7 +337,8 @@ def main(argv):
     if len(set(arms)) != len(arms):
         print(f"run.py: an arm is named twice in --arms '{a.arms}'", file=sys.stderr)
         return 2
-    bad = [x for x in arms if x not in ARMS and not (x.endswith("@base") and x[:-5] in ARMS[1:])]
+    bad = [x for x in arms if x not in ARMS and not (x.endswith("@base") and x[:-5] in ARMS[1:])
+           and not (x.endswith("+profile") and x[:-8] in ARMS[2:])]
     if bad or not arms:
         print(f"run.py: unknown arm {' '.join(bad) or '(none given)'} (known: {' '.join(ARMS)})", file=sys.stderr)
         return 2
