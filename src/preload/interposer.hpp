@@ -147,7 +147,9 @@ bool glibc_mutex(pthread_mutex_t* m) noexcept;
 // callers pass the glibc kind through before.
 template <class F>
 SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
-  const int s = tl_inside == 0 ? g_stats.load(std::memory_order_relaxed) : kStatsOff;
+  // The switch first: with statistics off (the common case) the call reads no thread-local.
+  const int g = g_stats.load(std::memory_order_relaxed);
+  const int s = SPINWISE_LIKELY(g == kStatsOff) || tl_inside != 0 ? kStatsOff : g;
   if (s != kStatsOff) ++tl_inside;
   int rc = -1;
   const auto with = [&](auto kind) noexcept {
