@@ -7,9 +7,9 @@
 // Recorded only by the interposed calls that count (on_kind's third mode, kStatsProfile: its own
 // instantiation of every lock, with profile_stats below as the statistics policy), so with the
 // profile off no lock's code changes: the mode is the value on_kind reads already. In the profile
-// mode, a lock enters the table at its first contended acquisition (its first wait); after that its
-// acquisitions are counted too, and one in kHoldSampleEvery of a thread's acquisitions of a lock in
-// the table is timed until its release (the time held, sampled). A lock that finds no slot is
+// mode, a lock enters the table at its first contended acquisition (its first wait); after that one
+// in kSampleEvery of a thread's acquisitions is looked up: counted for kSampleEvery (an estimate)
+// and timed until its release (the time held, sampled). A lock that finds no slot is
 // counted in the table's overflow, not dropped.
 //
 // Everything here runs inside a counted call (tl_inside), so a signal handler's lock calls on the
@@ -32,6 +32,12 @@ enum class object_kind : std::uint8_t { none, mutex, recursive, errorcheck, rwlo
 extern __thread const void* tl_caller __attribute__((tls_model("initial-exec")));
 extern __thread const void* tl_waiting __attribute__((tls_model("initial-exec")));
 extern __thread const void* tl_held __attribute__((tls_model("initial-exec")));
+// This thread's acquisitions in the profile mode, for the sampling below.
+extern __thread std::uint32_t tl_acquired __attribute__((tls_model("initial-exec")));
+
+// One acquisition in this many of a thread's is looked up in the table: counted for this many
+// (the lock's acquisitions are an estimate), and its hold timed if no other is.
+constexpr std::uint32_t kSampleEvery = 16;
 
 // profile.cpp. object: the pthread object's address (the table's key); caller: the interposed
 // call's return address.
@@ -58,7 +64,7 @@ struct profile_stats : class_stats<Class> {
 
   SPINWISE_ALWAYS_INLINE static void on_acquire(const void* lock, lock_mode m, lock_site site = {}) noexcept {
     base::on_acquire(lock, m, site);
-    profile_acquired(object_of(lock));
+    if (SPINWISE_UNLIKELY(++tl_acquired % kSampleEvery == 0)) profile_acquired(object_of(lock));
   }
   SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode m) noexcept {
     base::on_release(lock, m);
