@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "diff/scenario.hpp"  // sc::wait_child
+#include "test_util.hpp"      // spinwise_test::thread_state
 
 extern "C" {
 extern int ctor_lib_ok;
@@ -939,20 +940,6 @@ void fork_with_the_atfork_pattern() {
   CHECK(hung == 0);
 }
 
-// The state letter of thread `tid` of this process ('R' running, 'S' asleep, ...), from
-// /proc/self/task/TID/stat; '?' when it cannot be read.
-char thread_state(pid_t tid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", static_cast<int>(tid));
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return '?';
-  char line[512] = {};
-  const bool got = std::fgets(line, sizeof line, f) != nullptr;
-  std::fclose(f);
-  const char* close = got ? std::strrchr(line, ')') : nullptr;  // "pid (comm) S ..."
-  return close != nullptr && close[1] == ' ' ? close[2] : '?';
-}
-
 // `contend-once`: one contended wait that ends in the kernel. The main thread holds a mutex until
 // a second thread, waiting for it, sleeps (its state 'S': its spin, if any, is over), then lets it
 // in. run_preloaded.cmake reads that wait's spin rounds from the statistics file.
@@ -966,7 +953,7 @@ int contend_once() {
     pthread_mutex_unlock(&m);
   });
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (waiter.load() == 0 || thread_state(waiter.load()) != 'S') {
+  while (waiter.load() == 0 || spinwise_test::thread_state(waiter.load()) != 'S') {
     if (std::chrono::steady_clock::now() > give_up) {
       std::fprintf(stderr, "contend-once: the waiter never slept\n");
       return 1;

@@ -31,21 +31,11 @@
 #include <thread>
 #include <vector>
 
+#include "test_util.hpp"  // spinwise_test::thread_state
+
 extern "C" void profile_lib_wait(pthread_mutex_t* m);  // profile_lib.c
 
 namespace {
-
-char thread_state(pid_t tid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", static_cast<int>(tid));
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return '?';
-  char line[512] = {};
-  const bool got = std::fgets(line, sizeof line, f) != nullptr;
-  std::fclose(f);
-  const char* close = got ? std::strrchr(line, ')') : nullptr;  // "pid (comm) S ..."
-  return close != nullptr && close[1] == ' ' ? close[2] : '?';
-}
 
 // Starts a thread that runs `wait` (a lock the caller holds, then its unlock) and returns once
 // that thread sleeps: inside the lock's wait, since it does nothing else.
@@ -56,7 +46,7 @@ std::thread start_waiter(void (*wait)(void*), void* lock) {
     wait(lock);
   });
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (tid.load() == 0 || thread_state(tid.load()) != 'S') {
+  while (tid.load() == 0 || spinwise_test::thread_state(tid.load()) != 'S') {
     if (std::chrono::steady_clock::now() > give_up) {
       std::fprintf(stderr, "profile_prog: a waiter never slept\n");
       std::exit(3);

@@ -9,7 +9,8 @@
 //
 //   held_  0 free: anyone may take it          1 held
 //          2 free, reserved for the queue's head (a FIFO handoff)
-//   beat_  the head's heartbeat: a beat (beat_now()) from when it last showed it runs (0: none)
+//   beat_  the head's heartbeat: a beat (beat_now()) from when it last showed it runs (0: none);
+//          bits 0-47 the counter, bit 48 kAlone (the head has its CPU to itself, below)
 //
 // The head of the queue stamps beat_ as it polls (at most every kBeatNs). A release with waiters
 // queued reserves the lock for the head if its beat is fresh (younger than the patience), which
