@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-PROGRAMS = ("bounded-buffer-signal", "bounded-buffer-broadcast", "python-cpu", "python-queue")
+PROGRAMS = ("bounded-buffer-signal", "bounded-buffer-broadcast", "uncontended-calls", "python-cpu", "python-queue")
 
 
 def main(src, preload, out):

@@ -152,6 +152,18 @@ def programs(scale, seconds):
         err = None if items == 4 * bb_items and total == expected else f"{items} items, sum {total} (expected {expected})"
         return items, float(m.group(4)), err
 
+    uc_rounds = max(10000, int(10000000 * scale))
+
+    def uncontended(tmp):
+        return [os.path.join(tmp, "uncontended-calls"), "--rounds", str(uc_rounds)]
+
+    def uncontended_check(out, tmp):
+        m = re.search(r"calls (\d+) seconds ([\d.]+)", out)
+        if not m:
+            return 0, None, "no result line"
+        calls = int(m.group(1))
+        return calls, float(m.group(2)), None if calls == 5 * uc_rounds else f"{calls} calls, not {5 * uc_rounds}"
+
     py_n = max(7000, int(12000000 * scale))
 
     def py_cpu(tmp):
@@ -205,6 +217,9 @@ def programs(scale, seconds):
                 "each, one mutex, two condvars, pthread_cond_signal", "items", bounded("signal"), bounded_check, ["cc"]),
         Program("bounded-buffer-broadcast", "the same with pthread_cond_broadcast", "items", bounded("broadcast"),
                 bounded_check, ["cc"]),
+        Program("uncontended-calls", f"one thread (C), {uc_rounds} rounds of mutex lock, cond signal (no waiter), "
+                "unlock, rwlock rdlock, unlock: what the interposer adds to a call that never waits", "calls",
+                uncontended, uncontended_check, ["cc"]),
         Program("python-cpu", f"CPython (Debian's python3), 4 CPU-bound threads, switch interval 50 us, {py_n} steps each",
                 "steps", py_cpu, py_cpu_check, [PYTHON]),
         Program("python-queue", f"CPython queue.Queue(64), 4 producers, 4 consumers, {pq_n} items each",
@@ -379,11 +394,14 @@ def main(argv):
         json.dump(ctx, f, indent=1)
     failed = 0
     with tempfile.TemporaryDirectory(prefix="spinwise-programs.") as tmp:
-        if any(p.name.startswith("bounded-buffer") for p in progs):
-            cc = subprocess.run(["cc", "-O2", "-pthread", "-o", os.path.join(tmp, "bounded-buffer"),
-                                 os.path.join(HERE, "bounded_buffer.c")], capture_output=True, text=True)
+        for prefix, exe, source in (("bounded-buffer", "bounded-buffer", "bounded_buffer.c"),
+                                    ("uncontended-calls", "uncontended-calls", "uncontended_calls.c")):
+            if not any(p.name.startswith(prefix) for p in progs):
+                continue
+            cc = subprocess.run(["cc", "-O2", "-pthread", "-o", os.path.join(tmp, exe), os.path.join(HERE, source)],
+                                capture_output=True, text=True)
             if cc.returncode != 0:
-                print("run.py: bounded_buffer.c did not compile:\n" + cc.stderr, file=sys.stderr)
+                print(f"run.py: {source} did not compile:\n" + cc.stderr, file=sys.stderr)
                 return 1
         if any(p.name in ("pigz", "zstd") for p in progs):
             make_input(os.path.join(tmp, "input"), max(2, int(64 * a.scale)))
