@@ -17,6 +17,9 @@ CHECK:
                signal), a bad option is refused before anything runs
   symbolize    a PIE program's functions with file:line, a shared library's function, and a
                stripped copy of the program as module+offset (no crash)
+  diagnose     spinwise-run's reading of each kind of lock (docs/preload.md's list): long holds and
+               oversubscribed waiters say parking pays and name --lock glibc, short holds with
+               short waits say spinning pays and name --lock ttas, a broadcast storm is named
   conformance  the POSIX conformance program (every lock type, rwlocks, condition variables, its
                fork rounds) under the profile: it passes, every process's file is read, and in the
                program's own the sums are the statistics' (--conformance names it)
@@ -213,6 +216,38 @@ def conformance(a):
             sums_agree(prof, f"conformance {f}")
 
 
+def diagnose(a):
+    """The readings on made-up counters, one per rule in docs/preload.md (times in ns)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("spinwise_run", a.run)
+    run = importlib.util.module_from_spec(importlib.util.spec_from_loader("spinwise_run", loader))
+    loader.exec_module(run)
+
+    def lock(contended, yields, parks, p50, held_total, held_samples):
+        return {"kind": "mutex", "contended": contended, "yields": yields, "parks": parks,
+                "wait_ns": {"p50": p50, "p99": p50 * 4, "max": p50 * 8, "total": p50 * contended},
+                "held_ns": {"total": held_total, "samples": held_samples}}
+
+    spin, park = "spinning kind pays (try --lock ttas)", "parking pays (try --lock glibc"
+    cases = [
+        ("long holds", lock(100, 10, 50, 80000, 100 * 60000, 100), park),
+        ("short holds, oversubscribed", lock(100, 500, 10, 3000, 100 * 500, 100), park),
+        ("short holds, waits far past the holds", lock(100, 50, 10, 90000, 100 * 500, 100), park),
+        ("short holds, short waits", lock(100, 20, 5, 900, 100 * 400, 100), spin),
+        ("no hold sampled, short waits", lock(10, 2, 0, 5000, 0, 0), spin),
+        ("no hold sampled, long waits", lock(10, 2, 5, 50000, 0, 0), park),
+    ]
+    for what, lk, want in cases:
+        got = run.diagnose(lk)
+        check(want in got and (spin if want == park else park) not in got, f"diagnose, {what}: said '{got}'")
+    waits = {"p50": 1000, "p99": 4000, "max": 8000, "total": 80000}
+    storm = {"kind": "cond", "wait_ns": waits, "cond": {"signals": 0, "broadcasts": 20, "woken": 80, "waits": 80}}
+    check("storm" in run.diagnose(storm), f"diagnose: 20 broadcasts waking 4 each: '{run.diagnose(storm)}'")
+    calm = {"kind": "cond", "wait_ns": waits, "cond": {"signals": 20, "broadcasts": 0, "woken": 20, "waits": 20}}
+    check("no storm" in run.diagnose(calm), f"diagnose: 20 signals waking 1 each: '{run.diagnose(calm)}'")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -220,7 +255,7 @@ def main():
         ap.add_argument(opt, required=True)
     ap.add_argument("--conformance")
     ap.add_argument("check", choices=("rank", "rank_cxx", "many", "fork_signal", "cond", "passthrough", "symbolize",
-                                      "conformance"))
+                                      "diagnose", "conformance"))
     a = ARGS = ap.parse_args()
     a.out = os.path.join(a.out, a.check)
     shutil.rmtree(a.out, ignore_errors=True)
