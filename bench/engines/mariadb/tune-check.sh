@@ -4,17 +4,21 @@
 # sweep of innodb_spin_wait_delay over the harness's values, every value read through the server's
 # Questions counter, passes interleaved (every other one reversed); then --tune on the same load.
 # Reports the sweep's median per value, --tune's winner, and the ratio of the sweep's median at
-# that winner to the sweep's best. The real measurement (the defaults below) takes about ten minutes
-# and wants an idle machine; the small values in the example only show that it works.
+# that winner to the sweep's best, with the range that ratio takes over the passes. With --out DIR
+# it keeps the sweep as DIR/sweep.json (what `analyze.py rule-check` reads: every kept sweep checks
+# the static advice, which --tune reports) and --tune's JSON as DIR/tune.json. Four passes by
+# default: the fewest with which rule-check may call a value beyond the best. The real measurement
+# (the defaults below) takes about fifteen minutes and wants an idle machine; the small values in
+# the example only show that it works.
 #   bench/engines/mariadb/tune-check.sh [--tool PATH] [--seconds S] [--passes N] [--rounds N]
-#                                       [--round-seconds S] [--threads N] [--test NAME]
+#                                       [--round-seconds S] [--threads N] [--test NAME] [--out DIR]
 #   e.g. (a quick try): tune-check.sh --seconds 2 --passes 1 --rounds 2 --round-seconds 1
 # As root, after tools/setup.sh engines. Exit 0 with the report; 1 a step failed; 2 usage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 tool=$root/build/release/tools/spinwise-calibrate
-seconds=20 passes=2 rounds=6 round_s=5 threads=64 test=oltp_read_write
+seconds=15 passes=4 rounds=6 round_s=5 threads=64 test=oltp_read_write keep=""
 delays="0,1,2,4,6,10,20,30,50"
 usage() { echo "tune-check: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -27,6 +31,7 @@ while [ $# -gt 0 ]; do
     --round-seconds) round_s=$2 ;;
     --threads) threads=$2 ;;
     --test) test=$2 ;;
+    --out) keep=$2 ;;
     --inside) inside=$2 ;;  # the harness calls back with this
     *) usage "unknown option '$1'" ;;
   esac
@@ -37,12 +42,15 @@ for n in "$seconds" "$passes" "$rounds" "$round_s" "$threads"; do
 done
 [[ $test =~ ^oltp_[a-z_]+$ ]] || usage "--test '$test' is not a sysbench oltp test"
 [ -x "$tool" ] || usage "$tool is not built (tools/quickstart.sh builds it; or --tool PATH)"
+if [ -n "$keep" ]; then
+  mkdir -p "$keep" && keep=$(cd "$keep" && pwd) || usage "--out '$keep' cannot be made"
+fi
 
 if [ -z "${inside:-}" ]; then
   # Start the server (the harness's, with the sweep's table sizes) and come back inside it.
   out=$(mktemp -d) || exit 1
   SPINWISE_EXEC_TABLES=8 SPINWISE_EXEC_TABLE_SIZE=25000 "$here/harness.sh" --out "$out" \
-    --exec "$0 --inside 1 --tool $tool --seconds $seconds --passes $passes --rounds $rounds --round-seconds $round_s --threads $threads --test $test"
+    --exec "$0 --inside 1 --tool $tool --seconds $seconds --passes $passes --rounds $rounds --round-seconds $round_s --threads $threads --test $test${keep:+ --out $keep}"
   rc=$?
   rm -rf "$out"
   exit $rc
@@ -79,17 +87,36 @@ sql "SET GLOBAL innodb_spin_wait_delay = $original" || exit 1
 "$tool" --tune mariadb --socket "$SPINWISE_MARIADB_SOCKET" --user root --rounds "$rounds" \
   --round-seconds "$round_s" --time-limit 3600 --format json >"$SPINWISE_MARIADB_SOCKET.tune.json" ||
   { echo "tune-check: --tune failed (exit $?)" >&2; exit 1; }
-winner=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["value"])' "$SPINWISE_MARIADB_SOCKET.tune.json")
-for d in "${list[@]}"; do echo "$d ${rates[$d]}"; done | python3 -c '
-import statistics, sys
-winner = int(sys.argv[1])
-med = {int(l.split()[0]): statistics.median(map(float, l.split()[1:])) for l in sys.stdin if l.strip()}
+for d in "${list[@]}"; do echo "$d ${rates[$d]}"; done >"$SPINWISE_MARIADB_SOCKET.sweep.txt"
+python3 - "$SPINWISE_MARIADB_SOCKET.sweep.txt" "$SPINWISE_MARIADB_SOCKET.tune.json" "$test" "$threads" "$seconds" \
+  "$root/bench" "$keep" <<'PY'
+import json, os, statistics, sys
+sweep_txt, tune_json, test, threads, seconds, bench, keep = sys.argv[1:8]
+sys.path.insert(0, bench)
+import run_context  # noqa: E402  (the machine, named as every tool names it)
+tune = json.load(open(tune_json))
+winner = tune["verdict"]["value"]
+rates = {int(l.split()[0]): [float(x) for x in l.split()[1:]] for l in open(sweep_txt) if l.strip()}
+med = {d: statistics.median(r) for d, r in rates.items()}
 best = max(med, key=med.get)
 for d in sorted(med):
     marks = ("  <- best" if d == best else "") + ("  <- --tune" if d == winner else "")
-    print(f"  sweep median: innodb_spin_wait_delay {d:3d}: {med[d]:10.1f}/s{marks}")
+    print(f"  sweep median: innodb_spin_wait_delay {d:3d}: {med[d]:10.1f}/s "
+          f"(passes {min(rates[d]):.0f}-{max(rates[d]):.0f}){marks}")
+if keep:
+    ctx = run_context.here()
+    doc = {"mode": "sweep", "source": "bench/engines/mariadb/tune-check.sh", "machine": ctx,
+           "advised_delay": tune.get("advice"), "seconds_per_point": int(seconds),
+           "workloads": [{"test": test, "threads": int(threads), "points": [
+               {"delay": d, "qps_median": med[d], "qps_min": min(rates[d]), "qps_max": max(rates[d]),
+                "passes": len(rates[d]), "qps_passes": rates[d]} for d in sorted(med)]}]}
+    json.dump(doc, open(os.path.join(keep, "sweep.json"), "w"), indent=1)
+    json.dump(tune, open(os.path.join(keep, "tune.json"), "w"), indent=1)
 if winner not in med:
-    print(f"tune-check: --tune chose {winner}, which the sweep did not measure"); sys.exit(0)
-ratio = med[winner] / med[best]
-print(f"tune-check: --tune chose {winner}; the sweep best is {best}; sweep at the choice / sweep best = {ratio:.3f}")
-' "$winner"
+    print(f"tune-check: --tune chose {winner}, which the sweep did not measure")
+    sys.exit(0)
+# The ratio's spread: the pass-by-pass ratios (pass i of the choice over pass i of the best).
+per_pass = sorted(a / b for a, b in zip(rates[winner], rates[best]))
+print(f"tune-check: --tune chose {winner}; the sweep best is {best}; sweep at the choice / sweep best = "
+      f"{med[winner] / med[best]:.3f} (pass by pass {per_pass[0]:.3f}-{per_pass[-1]:.3f}, {len(per_pass)} passes)")
+PY
