@@ -11,6 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "interposer.hpp"
 #include "profile_table.hpp"
@@ -144,24 +147,17 @@ struct to_share {
 };
 
 // The figures summed when a share's slot goes back and when the report totals an entry (the
-// maximum, the sites and the histogram apart).
-constexpr counter figures::*kSummed[] = {
-    &figures::contended,       &figures::spin_won,         &figures::wait_ticks,      &figures::spin_ticks,
-    &figures::rounds,          &figures::yields,           &figures::parks,           &figures::cond_waits,
-    &figures::cond_wait_ticks, &figures::cond_timeouts,    &figures::signals,         &figures::broadcasts,
-    &figures::woken,           &figures::other_site_waits, &figures::other_site_ticks};
-constexpr std::uint64_t totals::*kSummedTotals[] = {
-    &totals::contended,       &totals::spin_won,         &totals::wait_ticks,      &totals::spin_ticks,
-    &totals::rounds,          &totals::yields,           &totals::parks,           &totals::cond_waits,
-    &totals::cond_wait_ticks, &totals::cond_timeouts,    &totals::signals,         &totals::broadcasts,
-    &totals::woken,           &totals::other_site_waits, &totals::other_site_ticks};
-// Every counter but the maximum and the per-site ones is summed, and has its total.
-static_assert(std::size(kSummed) == std::size(kSummedTotals));
+// maximum, the sites and the histogram apart), from the one list of them.
+#define SPINWISE_PROFILE_MEMBER(name) &figures::name,
+constexpr counter figures::*kSummed[] = {SPINWISE_PROFILE_SUMMED(SPINWISE_PROFILE_MEMBER)};
+#undef SPINWISE_PROFILE_MEMBER
+#define SPINWISE_PROFILE_MEMBER(name) &totals::name,
+constexpr std::uint64_t totals::*kSummedTotals[] = {SPINWISE_PROFILE_SUMMED(SPINWISE_PROFILE_MEMBER)};
+#undef SPINWISE_PROFILE_MEMBER
+// Every counter outside the list is one of the three the code names (the maximum, the sites').
 static_assert(std::size(kSummed) + 1 + 2 * kSites ==
                   (sizeof(figures) - sizeof(figures::histogram)) / sizeof(counter),
-              "a figure that is not summed");
-static_assert(sizeof(totals) - sizeof(totals::histogram) == sizeof(figures) - sizeof(figures::histogram),
-              "a figure without its total");
+              "a counter of figures outside SPINWISE_PROFILE_SUMMED that nothing sums");
 
 // A wait's time: its histogram bucket, the maximum, its site.
 template <class To>
@@ -211,10 +207,10 @@ void record_wake(figures& f, bool broadcast, long woken) noexcept {
 constexpr std::uintptr_t kNoShareBits = alignof(share);
 share* no_share() noexcept { return reinterpret_cast<share*>(kNoShareBits); }
 __thread share* tl_share __attribute__((tls_model("initial-exec")));
-__thread std::uint32_t tl_evict __attribute__((tls_model("initial-exec")));
+__thread std::uint64_t tl_records __attribute__((tls_model("initial-exec")));  // for last_use
 pthread_key_t g_share_key;  // its destructor frees a thread's share at the thread's exit
 
-// Adds a slot's figures to its entry and frees it.
+// Adds a slot's figures to its entry (its target is left for the caller to change).
 void give_back(share_slot& slot) noexcept {
   entry* e = slot.target.load(std::memory_order_relaxed);
   if (e == nullptr) return;
@@ -227,8 +223,12 @@ void give_back(share_slot& slot) noexcept {
   to_entry::raise(e->f.max_wait_ticks, slot.f.max_wait_ticks.load(std::memory_order_relaxed));
   slot.f.max_wait_ticks.store(0, std::memory_order_relaxed);
   for (std::size_t i = 0; i < kSites; ++i) {
-    to_entry::add(e->f.site_waits[i], slot.f.site_waits[i].exchange(0, std::memory_order_relaxed));
-    to_entry::add(e->f.site_ticks[i], slot.f.site_ticks[i].exchange(0, std::memory_order_relaxed));
+    if (const std::uint64_t n = slot.f.site_waits[i].load(std::memory_order_relaxed); n != 0) {
+      to_entry::add(e->f.site_waits[i], n);
+      to_entry::add(e->f.site_ticks[i], slot.f.site_ticks[i].load(std::memory_order_relaxed));
+      slot.f.site_waits[i].store(0, std::memory_order_relaxed);
+      slot.f.site_ticks[i].store(0, std::memory_order_relaxed);
+    }
   }
   for (std::size_t b = 0; b < kBuckets; ++b) {
     if (const std::uint32_t v = slot.f.histogram[b].load(std::memory_order_relaxed); v != 0) {
@@ -236,7 +236,6 @@ void give_back(share_slot& slot) noexcept {
       slot.f.histogram[b].store(0, std::memory_order_relaxed);
     }
   }
-  slot.target.store(nullptr, std::memory_order_release);
 }
 
 // At a thread's exit: its share is free for the next thread, slots and figures as they are (each
@@ -269,22 +268,34 @@ share* claim_share() noexcept {
   return no_share();
 }
 
-// This thread's slot for e (taking one, and giving another back when all are taken), or nullptr.
+// This thread's slot for e: the one that names it, else a free one, else the least recently used
+// one, given back first (under the share's gen, for the report); nullptr when the thread has no
+// share.
 share_slot* slot_for(entry& e) noexcept {
   share* s = tl_share != nullptr ? tl_share : claim_share();
   if (s == no_share()) return nullptr;
-  share_slot* free = nullptr;
+  const std::uint64_t now = ++tl_records;
+  share_slot* victim = &s->slots[0];
   for (share_slot& slot : s->slots) {
     entry* t = slot.target.load(std::memory_order_relaxed);
-    if (t == &e) return &slot;
-    if (t == nullptr && free == nullptr) free = &slot;
+    if (t == &e) {
+      slot.last_use = now;
+      return &slot;
+    }
+    if (t == nullptr) {
+      victim = &slot;
+      break;
+    }
+    if (slot.last_use < victim->last_use) victim = &slot;
   }
-  if (free == nullptr) {
-    free = &s->slots[tl_evict++ % kShareSlots];
-    give_back(*free);
-  }
-  free->target.store(&e, std::memory_order_release);
-  return free;
+  const std::uint32_t g = s->gen.load(std::memory_order_relaxed);
+  s->gen.store(g + 1, std::memory_order_relaxed);  // odd: a move under way
+  std::atomic_thread_fence(std::memory_order_release);
+  give_back(*victim);
+  victim->target.store(&e, std::memory_order_relaxed);
+  victim->last_use = now;
+  s->gen.store(g + 2, std::memory_order_release);
+  return victim;
 }
 
 // Records into this thread's slot for e, or into e itself.
@@ -297,27 +308,61 @@ void record(entry& e, Record&& r) noexcept {
   }
 }
 
+void add_figures(totals& out, const figures& f) noexcept {
+  for (std::size_t i = 0; i < std::size(kSummed); ++i)
+    out.*kSummedTotals[i] += (f.*kSummed[i]).load(std::memory_order_relaxed);
+  const std::uint64_t max = f.max_wait_ticks.load(std::memory_order_relaxed);
+  if (max > out.max_wait_ticks) out.max_wait_ticks = max;
+  for (std::size_t i = 0; i < kSites; ++i) {
+    out.site_waits[i] += f.site_waits[i].load(std::memory_order_relaxed);
+    out.site_ticks[i] += f.site_ticks[i].load(std::memory_order_relaxed);
+  }
+  for (std::size_t b = 0; b < kBuckets; ++b)
+    out.histogram[b] += f.histogram[b].load(std::memory_order_relaxed);
+}
+
 }  // namespace
 
-void profile_table::total_of(const entry& e, totals& out) noexcept {
-  out = totals{};
-  const auto take = [&out](const figures& f) noexcept {
-    for (std::size_t i = 0; i < std::size(kSummed); ++i)
-      out.*kSummedTotals[i] += (f.*kSummed[i]).load(std::memory_order_relaxed);
-    const std::uint64_t max = f.max_wait_ticks.load(std::memory_order_relaxed);
-    if (max > out.max_wait_ticks) out.max_wait_ticks = max;
-    for (std::size_t i = 0; i < kSites; ++i) {
-      out.site_waits[i] += f.site_waits[i].load(std::memory_order_relaxed);
-      out.site_ticks[i] += f.site_ticks[i].load(std::memory_order_relaxed);
-    }
-    for (std::size_t b = 0; b < kBuckets; ++b)
-      out.histogram[b] += f.histogram[b].load(std::memory_order_relaxed);
+void profile_table::for_each_total(total_sink sink, void* arg) {
+  const std::size_t slots = g_table.slots.load(std::memory_order_acquire);
+  const std::size_t used =
+      g_table.shares != nullptr ? g_table.shares_used.load(std::memory_order_acquire) : 0;
+  // Which slots name which entry, in one pass over the shares (a slot taken for an entry after it
+  // is a record made while the report is written: it may be missing).
+  struct named {
+    const share* s;
+    const share_slot* slot;
   };
-  take(e.f);
-  const std::size_t used = g_table.shares_used.load(std::memory_order_acquire);
-  for (std::size_t i = 0; i < used && g_table.shares != nullptr; ++i) {
-    for (const share_slot& slot : g_table.shares[i].slots)
-      if (slot.target.load(std::memory_order_acquire) == &e) take(slot.f);
+  std::unordered_map<std::size_t, std::vector<named>> by_entry;
+  for (std::size_t i = 0; i < used; ++i) {
+    for (const share_slot& slot : g_table.shares[i].slots) {
+      if (const entry* t = slot.target.load(std::memory_order_acquire))
+        by_entry[static_cast<std::size_t>(t - g_table.entries)].push_back({&g_table.shares[i], &slot});
+    }
+  }
+  const auto t = std::make_unique<totals>();  // ~1.7 KB: not on the stack of a thread at exit
+  std::vector<std::uint32_t> gens;
+  for (std::size_t i = 0; i < slots; ++i) {
+    if (g_table.keys[i].load(std::memory_order_acquire) == 0) continue;
+    const entry& e = g_table.entries[i];
+    const auto it = by_entry.find(i);
+    const std::vector<named> none;
+    const std::vector<named>& mine = it != by_entry.end() ? it->second : none;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      gens.clear();
+      for (const named& n : mine) gens.push_back(n.s->gen.load(std::memory_order_acquire));
+      *t = totals{};
+      add_figures(*t, e.f);
+      for (const named& n : mine)
+        if (n.slot->target.load(std::memory_order_relaxed) == &e) add_figures(*t, n.slot->f);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      bool steady = true;
+      for (std::size_t k = 0; k < mine.size(); ++k)
+        steady = steady && gens[k] % 2 == 0 && gens[k] == mine[k].s->gen.load(std::memory_order_relaxed);
+      if (steady) break;
+      sched_yield();  // a thread is moving a slot: let it finish
+    }
+    sink(i, *t, arg);
   }
 }
 
@@ -416,9 +461,17 @@ bool map_table() noexcept {
   }
   g_table.keys = static_cast<std::atomic<std::uintptr_t>*>(p);
   g_table.entries = reinterpret_cast<entry*>(static_cast<char*>(p) + keys_bytes);
-  // Without a key for their exit, threads record into the entries (no shares).
-  if (pthread_key_create(&g_share_key, release_share) == 0)
-    g_table.shares = reinterpret_cast<share*>(static_cast<char*>(p) + keys_bytes + entries_bytes);
+  // Without a key for their exit, threads record into the entries (no shares). So they do with a
+  // key past glibc's first 32 (PTHREAD_KEY_2NDLEVEL_SIZE: a program's libraries made the others
+  // before us), whose pthread_setspecific may allocate: that would be inside a lock call,
+  // perhaps in a signal handler.
+  if (pthread_key_create(&g_share_key, release_share) == 0) {
+    if (g_share_key < 32) {
+      g_table.shares = reinterpret_cast<share*>(static_cast<char*>(p) + keys_bytes + entries_bytes);
+    } else {
+      pthread_key_delete(g_share_key);
+    }
+  }
   g_table.slots.store(slots, std::memory_order_release);
   // Warm the unwinder (its one-time set-up) here, outside any lock and any signal handler.
   std::uintptr_t frames[kFrames] = {};

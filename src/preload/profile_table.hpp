@@ -51,22 +51,32 @@ static_assert(bucket_of(4) == 4 && bucket_of(7) == 7 && bucket_of(8) == 8 && buc
 
 using counter = std::atomic<std::uint64_t>;
 
-// The figures of waits and wake-ups, in an entry and in a share's slot alike. Sites are indexed
-// as the entry's sites[]; waits at a site beyond kSites count in other_site_*.
+// The figures of waits and wake-ups that add up, one list for the figures, their totals and the
+// code that sums them (profile.cpp): a figure cannot be left out of one of them.
+#define SPINWISE_PROFILE_SUMMED(X)                                                                      \
+  X(contended)                                                                                          \
+  X(spin_won) X(wait_ticks) X(spin_ticks) X(rounds) X(yields) X(parks) X(cond_waits) X(cond_wait_ticks) \
+      X(cond_timeouts) X(signals) X(broadcasts) X(woken) X(other_site_waits) X(other_site_ticks)
+
+// The figures, in an entry and in a share's slot alike: the summed ones, the maximum wait, per
+// site (indexed as the entry's sites[]; waits at a site beyond kSites count in other_site_*) and
+// the histogram of wait times.
 struct figures {
-  counter contended, spin_won, wait_ticks, max_wait_ticks, spin_ticks, rounds, yields, parks;
-  counter cond_waits, cond_wait_ticks, cond_timeouts, signals, broadcasts, woken;
+#define SPINWISE_PROFILE_FIGURE(name) counter name;
+  SPINWISE_PROFILE_SUMMED(SPINWISE_PROFILE_FIGURE)
+#undef SPINWISE_PROFILE_FIGURE
+  counter max_wait_ticks;
   counter site_waits[kSites], site_ticks[kSites];
-  counter other_site_waits, other_site_ticks;
   std::atomic<std::uint32_t> histogram[kBuckets];
 };
 
 // The same figures as plain numbers: an entry's with its shares' added, for the report.
 struct totals {
-  std::uint64_t contended, spin_won, wait_ticks, max_wait_ticks, spin_ticks, rounds, yields, parks;
-  std::uint64_t cond_waits, cond_wait_ticks, cond_timeouts, signals, broadcasts, woken;
+#define SPINWISE_PROFILE_TOTAL(name) std::uint64_t name;
+  SPINWISE_PROFILE_SUMMED(SPINWISE_PROFILE_TOTAL)
+#undef SPINWISE_PROFILE_TOTAL
+  std::uint64_t max_wait_ticks;
   std::uint64_t site_waits[kSites], site_ticks[kSites];
-  std::uint64_t other_site_waits, other_site_ticks;
   std::uint64_t histogram[kBuckets];
 };
 
@@ -94,13 +104,17 @@ struct overflow_counts {
       wakes{0};
 };
 
-// One thread's share: its slots, each an object's figures since the slot was taken.
+// One thread's share: its slots, each an object's figures since the slot was taken. gen is odd
+// while its thread moves a slot's figures to the entry and gives the slot to another object, so
+// that the report can tell a total it read across such a move (and read it again).
 struct share_slot {
   std::atomic<entry*> target;  // nullptr: free
+  std::uint64_t last_use;      // its thread's record count at the slot's last record (the victim: least)
   figures f;
 };
-struct share {
+struct alignas(64) share {
   std::atomic<std::uint32_t> owned;  // 1: a thread's (taken at its first record, freed at its exit)
+  std::atomic<std::uint32_t> gen;
   share_slot slots[kShareSlots];
 };
 
@@ -118,8 +132,11 @@ struct table {
 extern table g_table;
 extern std::atomic<bool> g_forked_child;
 
-// An entry's figures with those of every share slot that names it (profile.cpp). Read while
-// other threads may still record (at exit): each number is one that was true at some moment.
-void total_of(const entry& e, totals& out) noexcept;
+// Calls sink(entry_index, totals, arg) for every entry in the table, its figures with those of every
+// share slot that names it (profile.cpp). Read while other threads may still record (at exit): a
+// total read across a slot's move to its entry is read again (up to a few times, then taken as
+// read); records made meanwhile may be missing.
+using total_sink = void (*)(std::size_t index, const totals& t, void* arg);
+void for_each_total(total_sink sink, void* arg);
 
 }  // namespace spinwise::preload::profile_table

@@ -60,6 +60,19 @@ def sums_agree(p, what):
         profiled = sum(lk[key] for lk in locks) + p["overflow"][key]
         check(typed == profiled, f"{what}: {key}: the statistics say {typed}, the profile {profiled}")
     check(p["used"] == len(p["locks"]), f"{what}: used {p['used']} but {len(p['locks'])} locks listed")
+    # Each lock's own figures hang together: its waits are its sites' (the kept ones and the rest),
+    # and its wait times' quantiles lie under its maximum. (An address two kinds of object had,
+    # `also`, keeps one kind's cond figures only: its sites are not compared.)
+    for lk in locks:
+        waits = lk["contended"] + lk.get("cond", {}).get("waits", 0)
+        at_sites = sum(s["waits"] for s in lk["sites"]) + lk["other_sites"]["waits"]
+        name = f"{what}: {lk['kind']} {lk['address']}"
+        if "also" not in lk:
+            check(at_sites == waits, f"{name}: {waits} waits but {at_sites} at its sites")
+        w = lk["wait_ns"]
+        if waits:
+            check(w["p50"] <= w["p99"] <= w["max"], f"{name}: p50 {w['p50']}, p99 {w['p99']}, max {w['max']}")
+            check(lk["wait_ticks"] == 0 or w["max"] > 0, f"{name}: waited {lk['wait_ticks']} ticks, max 0")
 
 
 def ranked(report):
