@@ -53,10 +53,12 @@ using counter = std::atomic<std::uint64_t>;
 
 // The figures of waits and wake-ups that add up, one list for the figures, their totals and the
 // code that sums them (profile.cpp): a figure cannot be left out of one of them.
-#define SPINWISE_PROFILE_SUMMED(X)                                                                      \
-  X(contended)                                                                                          \
-  X(spin_won) X(wait_ticks) X(spin_ticks) X(rounds) X(yields) X(parks) X(cond_waits) X(cond_wait_ticks) \
-      X(cond_timeouts) X(signals) X(broadcasts) X(woken) X(other_site_waits) X(other_site_ticks)
+// clang-format off
+#define SPINWISE_PROFILE_SUMMED(X)                                                                    \
+  X(contended) X(spin_won) X(wait_ticks) X(spin_ticks) X(rounds) X(yields) X(parks)                 \
+  X(cond_waits) X(cond_wait_ticks) X(cond_timeouts) X(signals) X(broadcasts) X(woken)               \
+  X(other_site_waits) X(other_site_ticks)
+// clang-format on
 
 // The figures, in an entry and in a share's slot alike: the summed ones, the maximum wait, per
 // site (indexed as the entry's sites[]; waits at a site beyond kSites count in other_site_*) and
