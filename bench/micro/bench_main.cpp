@@ -39,7 +39,7 @@
 #include "scenarios.hpp"
 #include "spinwise/arch.hpp"
 #include "spinwise/knob_registry.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/c2c.hpp"
 #include "spinwise/runtime/knob_config.hpp"
 #include "spinwise/runtime/run_context.hpp"

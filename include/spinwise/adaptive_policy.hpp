@@ -54,11 +54,11 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/adaptive_controller.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_store.hpp"
 #include "spinwise/detail/process_state.hpp"
-#include "spinwise/detail/spin_time.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise {

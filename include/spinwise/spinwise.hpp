@@ -8,7 +8,7 @@
 #include "spinwise/hybrid_shared_mutex.hpp"
 #include "spinwise/knob_registry.hpp"
 #include "spinwise/mcs_mutex.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/rw_spinlock.hpp"
 #include "spinwise/spin_shared_mutex.hpp"
 #include "spinwise/sx_lock.hpp"

@@ -22,10 +22,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_store.hpp"
 #include "spinwise/detail/policy_core.hpp"
-#include "spinwise/detail/spin_time.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise {

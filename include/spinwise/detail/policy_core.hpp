@@ -25,8 +25,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/knob_store.hpp"
-#include "spinwise/detail/spin_time.hpp"
 #include "spinwise/knobs.hpp"
 
 namespace spinwise::detail {

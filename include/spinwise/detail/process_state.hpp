@@ -98,7 +98,7 @@ struct process_state {
   std::atomic<std::uint64_t> counter_hz{0};      // counter ticks per second, 0 = not measured
   std::atomic<std::uint64_t> jitter_streams{0};  // threads seeded so far (jitter.hpp)
 
-  // The relax table (relax_time.hpp). 0 = unknown.
+  // The relax table (relax_table.hpp). 0 = unknown.
   alignas(kStatePad) std::atomic<std::uint8_t> relax_ns_kind{
       kRelaxUnresolved};                                // the kind the table describes
   std::atomic<float> relax_ns_fallback{0.0f};           // the profile's value for other CPUs

@@ -3,7 +3,7 @@
 // at start-up (spinwise::runtime).
 //
 // Loading applies the profile's per-CPU cost of the active relax kind to the time-based policies'
-// ns-to-relax conversion (install_relax_ns in <spinwise/relax_time.hpp>: every lock on time_policy
+// ns-to-relax conversion (install_relax_ns in <spinwise/relax_table.hpp>: every lock on time_policy
 // or exp_backoff_policy, the shared latches included) and its counter rate (set_counter_frequency).
 // innodb_policy counts relaxes and uses neither. Loading sets no knob: the recommendations a
 // profile carries (delay_unit_ns, MySQL's multiplier) are for the reader, and spin_wait_delay,

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "calibration/profile_internal.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 
 namespace spinwise {
 namespace {
