@@ -21,7 +21,7 @@
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 #include "spinwise/mcs_mutex.hpp"
 #include "spinwise/rw_spinlock.hpp"
 #include "spinwise/spin_shared_mutex.hpp"

@@ -35,7 +35,7 @@
 #include "spinwise/detail/knob_store.hpp"
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/knob_class.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Storage and validation behind the policies' knobs (see spinwise/knobs.hpp for the contract).
+// Storage and validation behind the policies' knobs (see spinwise/knob_status.hpp for the contract).
 //
 // Each policy family (innodb, time, exp_backoff, no_backoff) describes its knobs in a Spec: up
 // to three unsigned fields with bounds and defaults. The values live in one 64-bit word:
@@ -30,7 +30,7 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/process_state.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 

@@ -9,7 +9,7 @@
 //   shared_process_state   the knob words, the relax table, the active relax kind, the counter
 //                          rate, the statistics classes, the registered knob classes
 //   shared_thread_state    the calling thread's jitter generator and exit flag
-//   shared_error_category  spinwise's std::error_category (<spinwise/knobs.hpp>): error codes
+//   shared_error_category  spinwise's std::error_category (<spinwise/errc.hpp>): error codes
 //                          compare categories by address
 //
 // All are non-template inline variables with default visibility (SPINWISE_PROCESS_WIDE), which

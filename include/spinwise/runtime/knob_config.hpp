@@ -23,8 +23,8 @@
 #include <system_error>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/errc.hpp"
 #include "spinwise/knob_registry.hpp"
-#include "spinwise/knobs.hpp"
 #include "spinwise/runtime/profile.hpp"
 
 namespace spinwise {

@@ -25,7 +25,7 @@
 #include <system_error>
 #include <type_traits>
 
-#include "spinwise/knobs.hpp"
+#include "spinwise/errc.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise {
@@ -60,7 +60,7 @@ namespace spinwise {
 
 std::string_view to_string(profile_errc e) noexcept;
 
-// profile_errc is a std::error_code enum of spinwise's error category (<spinwise/knobs.hpp>):
+// profile_errc is a std::error_code enum of spinwise's error category (<spinwise/errc.hpp>):
 // value kProfileErrcBase + e, so `ec == profile_errc::not_found` holds for a profile_status's code.
 static_assert(static_cast<int>(profile_errc::rejected) == detail::kLastProfileErrc,
               "keep detail::kErrcInfo's profile entries in step with profile_errc");
