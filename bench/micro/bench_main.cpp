@@ -38,7 +38,7 @@
 #include "run_record.hpp"
 #include "scenarios.hpp"
 #include "spinwise/arch.hpp"
-#include "spinwise/knob_registry.hpp"
+#include "spinwise/knob_text.hpp"
 #include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/c2c.hpp"
 #include "spinwise/runtime/knob_config.hpp"

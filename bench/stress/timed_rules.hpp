@@ -21,7 +21,7 @@
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/jitter.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/policy_core.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/time_policy.hpp"

@@ -58,7 +58,7 @@
 #include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/detail/jitter.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/knob_status.hpp"
 

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "spinwise/cpu_relaxer.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/policy_core.hpp"
 #include "spinwise/knob_status.hpp"
 

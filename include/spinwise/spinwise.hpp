@@ -6,7 +6,7 @@
 #include "spinwise/guard.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
-#include "spinwise/knob_registry.hpp"
+#include "spinwise/knob_text.hpp"
 #include "spinwise/mcs_mutex.hpp"
 #include "spinwise/relax_table.hpp"
 #include "spinwise/rw_spinlock.hpp"

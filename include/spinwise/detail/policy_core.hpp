@@ -27,7 +27,7 @@
 
 #include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/detail/clock_bounded_delay.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/knob_status.hpp"
 
 namespace spinwise::detail {

@@ -105,7 +105,7 @@ struct process_state {
   std::atomic<float> relax_ns_quick[kRelaxKinds] = {};  // quick measurement, per kind
   std::atomic<float> relax_ns_cpu[kMaxRelaxCpus] = {};
 
-  // Knob words by key (knob_store.hpp), statistics classes and registered knob classes by name.
+  // Knob words by key (knob_word.hpp), statistics classes and registered knob classes by name.
   alignas(kStatePad) state_lock lists_lock;
   std::atomic<named_slot*> slots{nullptr};
   std::atomic<named_object*> objects{nullptr};
