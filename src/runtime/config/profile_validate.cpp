@@ -6,7 +6,7 @@
 #include <exception>
 #include <set>
 
-#include "calibration/profile_internal.hpp"
+#include "config/profile_internal.hpp"
 #include "spinwise/relax_table.hpp"
 
 namespace spinwise {

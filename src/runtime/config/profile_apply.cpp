@@ -7,8 +7,8 @@
 #include <map>
 #include <vector>
 
-#include "calibration/profile_internal.hpp"
 #include "common/enum_names.hpp"
+#include "config/profile_internal.hpp"
 #include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 
