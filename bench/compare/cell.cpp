@@ -45,8 +45,12 @@
 
 #include "../spinwise_locks.hpp"
 #include "spinwise/hybrid_mutex.hpp"
-#include "spinwise/relax_time.hpp"
 #include "spinwise/ttas_mutex.hpp"
+#if __has_include("spinwise/relax_table.hpp")
+#include "spinwise/relax_table.hpp"
+#else
+#include "spinwise/relax_time.hpp"  // a revision older than the name relax_table.hpp
+#endif
 #if defined(SPINWISE_CELL_HAS_ADAPTIVE)
 #include "spinwise/adaptive_policy.hpp"
 #endif

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "spinwise/knob_registry.hpp"
+#include "spinwise/knob_text.hpp"
 #include "spinwise/runtime/lock_watch.hpp"
 #include "spinwise/version.hpp"
 

@@ -32,7 +32,7 @@
 #include "lock_catalog.hpp"
 #include "spin_tally.hpp"
 #include "spinwise/arch.hpp"
-#include "spinwise/detail/spin_time.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/wait_core.hpp"
 #include "spinwise/lock_stats.hpp"
 #include "timed_rules.hpp"

@@ -3,7 +3,7 @@
 //
 // A calibration table gives one cost per relax, but the cost moves under a running wait: a shared
 // host's PAUSE wandered between 6 and 10 ns from one half second to the next, and a thread moved
-// from a P-core to an E-core sees it change about 3x (detail/spin_time.hpp). --relax-drift F
+// from a P-core to an E-core sees it change about 3x (detail/clock_bounded_delay.hpp). --relax-drift F
 // replays that on the emulated CPU: time since the run started is cut into segments of 2 to 5 ms,
 // and in each the emulated relax costs level x its nominal length, the level uniform in [1, F].
 // The time policies still convert at the nominal length (emulated_relaxer::relax_ns(), read once

@@ -8,7 +8,7 @@
 
 #include "delay_sample.hpp"
 #include "spinwise/arch.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 
 namespace spinwise::stress {
 

@@ -19,10 +19,10 @@
 
 #include "delay_sample.hpp"
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/jitter.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/policy_core.hpp"
-#include "spinwise/detail/spin_time.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/time_policy.hpp"
 

@@ -53,13 +53,14 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
+#include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/detail/adaptive_controller.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/detail/jitter.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/process_state.hpp"
-#include "spinwise/detail/spin_time.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 

@@ -20,11 +20,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "spinwise/cpu_relaxer.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/jitter.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/policy_core.hpp"
-#include "spinwise/detail/spin_time.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 

@@ -20,10 +20,11 @@
 #include <cstdint>
 #include <string_view>
 
+#include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/detail/jitter.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/policy_core.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 

@@ -1,7 +1,8 @@
 #pragma once
-// knob_class: an entry of the knob registry (<spinwise/knob_registry.hpp>), a lock class or a
-// policy family with its knobs, found by name without naming a type. The built-in entries are the
-// library's lock aliases and the policy families; an engine adds its own lock classes with
+// knob_class and the knob registry: every lock class and policy family with its knobs, found by
+// name without naming a type (find_knob_class, for_each_knob_class, register_knob_class); the
+// registry as "<class>.<knob>=<value>" text is <spinwise/knob_text.hpp>. The built-in entries are
+// the library's lock aliases and the policy families; an engine adds its own lock classes with
 // register_knob_class. The registered classes are process-wide (a list in
 // detail/process_state.hpp, written under its lock, never freed), so a class a plugin registers is
 // seen by the host and every other module.
@@ -17,11 +18,11 @@
 #include <type_traits>
 
 #include "spinwise/config.hpp"
-#include "spinwise/detail/knob_store.hpp"
+#include "spinwise/detail/knob_word.hpp"
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 #include "spinwise/mcs_mutex.hpp"
 #include "spinwise/rw_spinlock.hpp"
 #include "spinwise/spin_shared_mutex.hpp"

@@ -43,8 +43,9 @@
 // calling thread's delays reproducible.
 
 #include "spinwise/adaptive_policy.hpp"
+#include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/innodb_policy.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 #include "spinwise/no_backoff_policy.hpp"
 #include "spinwise/time_policy.hpp"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "spinwise/knob_registry.hpp"
+#include "spinwise/knob_text.hpp"
 #include "spinwise/runtime/knob_config.hpp"
 #include "spinwise/runtime/profile.hpp"
 #include "spinwise/runtime/stats_report.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
 #include "spinwise/runtime/relax_cost.hpp"

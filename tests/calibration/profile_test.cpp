@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/atomic_file.hpp"
 #include "spinwise/spinwise.hpp"

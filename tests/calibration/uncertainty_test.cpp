@@ -169,7 +169,7 @@ TEST(CompareMedians, FewerThanFourRunsASideGetNoVerdictEvenWithDisjointRanges) {
 
 namespace {
 
-// A/A samples drawn the way report_py_test.py draws them (the same numbers to the last bit: one
+// A/A samples drawn the way micro_reporting_py_test.py draws them (the same numbers to the last bit: one
 // operation at a time, no a * b + c that a compiler could fuse): splitmix64 uniforms in (0, 1],
 // Box-Muller normals, lognormal runs with sigma 0.05, and a mixture in which one run in five is
 // slow by 1.5x to 2.5x (a preempted holder, as on the project's 2-vCPU machines).
@@ -208,7 +208,7 @@ class aa_draws {
 
 struct aa_outcome {
   int higher = 0, lower = 0, within = 0, insufficient = 0;
-  std::uint64_t fingerprint = 0;  // of the verdicts in order, for report_py_test.py to match
+  std::uint64_t fingerprint = 0;  // of the verdicts in order, for micro_reporting_py_test.py to match
   int beyond() const { return higher + lower; }
 };
 

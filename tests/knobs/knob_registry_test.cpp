@@ -2,8 +2,6 @@
 // every built-in class listed, registration, set/get reaching the lock's policy, every kind of bad
 // entry refused with nothing changed, rules checked on a batch's final values, and the error
 // category.
-#include "spinwise/knob_registry.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "knob_test_util.hpp"
+#include "spinwise/knob_text.hpp"
 #include "spinwise/spinwise.hpp"
 #include "test_util.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "spinwise/knob_registry.hpp"
+#include "spinwise/knob_text.hpp"
 
 namespace knob_test {
 

@@ -17,7 +17,7 @@
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/lock_stats.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/ticket_mutex.hpp"
 #include "spinwise/ttas_mutex.hpp"
 

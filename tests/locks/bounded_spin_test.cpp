@@ -23,7 +23,7 @@
 #include "spinwise/exp_backoff_policy.hpp"
 #include "spinwise/innodb_policy.hpp"
 #include "spinwise/no_backoff_policy.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/time_policy.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 // has no relax_ns() of its own, so the policy converts its nanoseconds with the installed table.
 //
 // What is counted is relaxes, never time. The Relax's counter does not tick
-// (counter_ticks_per_ns() == 0, "no usable counter" in detail/spin_time.hpp), so a delay of d ns
+// (counter_ticks_per_ns() == 0, "no usable counter" in detail/clock_bounded_delay.hpp), so a delay of d ns
 // issues exactly round(d / table ns) relaxes in one relax_n call instead of running to a clock
 // deadline: with spin_wait_delay and delay_unit_ns fixed, every delay is k x delay_unit_ns for a
 // k in 1..spin_wait_delay-1, and its relax count is round(k x delay_unit_ns / table ns), whatever
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <thread>
 
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/calibration.hpp"
 #include "spinwise/runtime/profile.hpp"
 #include "spinwise/spinwise.hpp"

@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <spinwise/relax_time.hpp>
+#include <spinwise/relax_table.hpp>
 
 #include "plugin_api.hpp"
 

@@ -4,7 +4,7 @@
 // so it has its own copy of every inline function and type of the headers.
 
 #include <mutex>
-#include <spinwise/relax_time.hpp>
+#include <spinwise/relax_table.hpp>
 
 #include "plugin_api.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <spinwise/hybrid_mutex.hpp>
-#include <spinwise/knob_registry.hpp>
+#include <spinwise/knob_text.hpp>
 #include <spinwise/lock_stats.hpp>
 #include <spinwise/time_policy.hpp>
 #include <string_view>

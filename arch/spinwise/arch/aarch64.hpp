@@ -118,7 +118,7 @@ __attribute__((always_inline)) inline std::uint64_t read_counter() noexcept {
 inline bool counter_invariant() noexcept { return true; }
 
 // How often a clock-bounded delay (time_policy, exp_backoff_policy) reads the counter: every
-// 100 ns of relaxes, and never more often than the counter ticks (spin_time.hpp takes the larger).
+// 100 ns of relaxes, and never more often than the counter ticks (clock_bounded_delay.hpp takes the larger).
 // A CNTVCT_EL0 read is cheap, but the counter's rate varies: the Arm Architecture Reference Manual
 // fixes it at 1 GHz from Armv8.6 (Generic Timer chapter), while older parts run it at tens of MHz
 // (24 MHz is common: one tick per 42 ns), and reading it faster than it ticks learns nothing.

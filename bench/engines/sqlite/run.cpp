@@ -16,7 +16,7 @@
 #include "db.hpp"
 #include "options.hpp"
 #include "report.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/run_context.hpp"
 #include "workload.hpp"
 

@@ -25,9 +25,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "spinwise/detail/knob_store.hpp"
-#include "spinwise/detail/spin_time.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/cpu_relaxer.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
+#include "spinwise/detail/knob_word.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise::detail {
 

@@ -9,7 +9,7 @@
 //   shared_process_state   the knob words, the relax table, the active relax kind, the counter
 //                          rate, the statistics classes, the registered knob classes
 //   shared_thread_state    the calling thread's jitter generator and exit flag
-//   shared_error_category  spinwise's std::error_category (<spinwise/knobs.hpp>): error codes
+//   shared_error_category  spinwise's std::error_category (<spinwise/errc.hpp>): error codes
 //                          compare categories by address
 //
 // All are non-template inline variables with default visibility (SPINWISE_PROCESS_WIDE), which
@@ -98,14 +98,14 @@ struct process_state {
   std::atomic<std::uint64_t> counter_hz{0};      // counter ticks per second, 0 = not measured
   std::atomic<std::uint64_t> jitter_streams{0};  // threads seeded so far (jitter.hpp)
 
-  // The relax table (relax_time.hpp). 0 = unknown.
+  // The relax table (relax_table.hpp). 0 = unknown.
   alignas(kStatePad) std::atomic<std::uint8_t> relax_ns_kind{
       kRelaxUnresolved};                                // the kind the table describes
   std::atomic<float> relax_ns_fallback{0.0f};           // the profile's value for other CPUs
   std::atomic<float> relax_ns_quick[kRelaxKinds] = {};  // quick measurement, per kind
   std::atomic<float> relax_ns_cpu[kMaxRelaxCpus] = {};
 
-  // Knob words by key (knob_store.hpp), statistics classes and registered knob classes by name.
+  // Knob words by key (knob_word.hpp), statistics classes and registered knob classes by name.
   alignas(kStatePad) state_lock lists_lock;
   std::atomic<named_slot*> slots{nullptr};
   std::atomic<named_object*> objects{nullptr};

@@ -11,8 +11,8 @@
 #include <type_traits>
 
 #include "spinwise/arch.hpp"
+#include "spinwise/detail/clock_bounded_delay.hpp"
 #include "spinwise/detail/policy_core.hpp"
-#include "spinwise/detail/spin_time.hpp"
 #include "spinwise/lock_stats.hpp"
 
 namespace spinwise::detail {

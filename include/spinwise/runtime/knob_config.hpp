@@ -16,15 +16,16 @@
 //   if (!st.ok()) log_warning("%s", st.message().c_str());  // only the parts that failed
 //   log_info("%s", st.notes().c_str());                      // every part, unset ones included
 //
-// The knob syntax, the registry and the errors: <spinwise/knob_registry.hpp> and docs/knobs.md.
+// The knob syntax <spinwise/knob_text.hpp>, the registry <spinwise/knob_class.hpp>, the errors
+// <spinwise/errc.hpp>; docs/knobs.md is the manual.
 
 #include <cstddef>
 #include <string>
 #include <system_error>
 
 #include "spinwise/arch.hpp"
-#include "spinwise/knob_registry.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/errc.hpp"
+#include "spinwise/knob_text.hpp"
 #include "spinwise/runtime/profile.hpp"
 
 namespace spinwise {

@@ -26,7 +26,7 @@
 #include <system_error>
 #include <vector>
 
-#include "spinwise/knobs.hpp"
+#include "spinwise/errc.hpp"
 #include "spinwise/lock_site.hpp"
 
 namespace spinwise {

@@ -3,7 +3,7 @@
 // at start-up (spinwise::runtime).
 //
 // Loading applies the profile's per-CPU cost of the active relax kind to the time-based policies'
-// ns-to-relax conversion (install_relax_ns in <spinwise/relax_time.hpp>: every lock on time_policy
+// ns-to-relax conversion (install_relax_ns in <spinwise/relax_table.hpp>: every lock on time_policy
 // or exp_backoff_policy, the shared latches included) and its counter rate (set_counter_frequency).
 // innodb_policy counts relaxes and uses neither. Loading sets no knob: the recommendations a
 // profile carries (delay_unit_ns, MySQL's multiplier) are for the reader, and spin_wait_delay,
@@ -25,7 +25,7 @@
 #include <system_error>
 #include <type_traits>
 
-#include "spinwise/knobs.hpp"
+#include "spinwise/errc.hpp"
 #include "spinwise/runtime/calibration.hpp"
 
 namespace spinwise {
@@ -60,7 +60,7 @@ namespace spinwise {
 
 std::string_view to_string(profile_errc e) noexcept;
 
-// profile_errc is a std::error_code enum of spinwise's error category (<spinwise/knobs.hpp>):
+// profile_errc is a std::error_code enum of spinwise's error category (<spinwise/errc.hpp>):
 // value kProfileErrcBase + e, so `ec == profile_errc::not_found` holds for a profile_status's code.
 static_assert(static_cast<int>(profile_errc::rejected) == detail::kLastProfileErrc,
               "keep detail::kErrcInfo's profile entries in step with profile_errc");

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "calibration/calibration_internal.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/affinity.hpp"
 #include "spinwise/runtime/counter_timing.hpp"
 #include "spinwise/runtime/machine_info.hpp"

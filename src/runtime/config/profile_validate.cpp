@@ -6,8 +6,8 @@
 #include <exception>
 #include <set>
 
-#include "calibration/profile_internal.hpp"
-#include "spinwise/relax_time.hpp"
+#include "config/profile_internal.hpp"
+#include "spinwise/relax_table.hpp"
 
 namespace spinwise {
 namespace {

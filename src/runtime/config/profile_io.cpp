@@ -2,8 +2,8 @@
 #include <cstdlib>
 #include <exception>
 
-#include "calibration/profile_internal.hpp"
 #include "common/small_file.hpp"
+#include "config/profile_internal.hpp"
 #include "spinwise/detail/env.hpp"
 #include "spinwise/runtime/atomic_file.hpp"
 

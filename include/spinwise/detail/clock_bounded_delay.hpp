@@ -1,5 +1,6 @@
 #pragma once
-// How the time-based policies spend a delay given in nanoseconds with a given Relax.
+// The clock-bounded delay: how the time-based policies spend a delay given in nanoseconds with a
+// given Relax (relax_for_ns), and the rates each wait converts once for it (delay_rates).
 //
 // A delay is clock-bounded: it ends at a deadline read from the cycle counter, not after a relax
 // count fixed at its start. The relax cost moves (a shared host's PAUSE wandered from one half
@@ -15,7 +16,7 @@
 #include <utility>
 
 #include "spinwise/arch.hpp"
-#include "spinwise/relax_time.hpp"
+#include "spinwise/relax_table.hpp"
 
 namespace spinwise::detail {
 

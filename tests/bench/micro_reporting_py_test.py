@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""bench/micro/report.py: the runtime's statistics as it asks for them (`spinwise-bench --estimate`)
-on synthetic samples whose answers are known (the cases of tests/calibration/uncertainty_test.cpp,
-and intervals printed by the C++ itself), and the report it makes of a tiny synthetic Google
-Benchmark run with repetitions: cells that carry their intervals, targets judged met / not met /
-within noise against them, and a summary.json from which the same report comes back.
+"""bench/micro/report.py and its package bench/micro/reporting/: the runtime's statistics as they
+ask for them (`spinwise-bench --estimate`) on synthetic samples whose answers are known (the cases
+of tests/calibration/uncertainty_test.cpp, and intervals printed by the C++ itself), and the report
+they make of a tiny synthetic Google Benchmark run with repetitions: cells that carry their
+intervals, targets judged met / not met / within noise against them, and a summary.json from which
+the same report comes back.
 
 Bug guarded: a report that calls a 4% difference between three noisy runs "met" or "not met",
 numbers that lose digits on their way through --estimate's JSON, and a report that quietly makes
 numbers of its own when spinwise-bench is missing (it once carried a Python port of the rule, kept
 equal to the C++ by hand). Asserts nothing about timings.
 
-    SPINWISE_BENCH=build/bench/micro/spinwise-bench python3 tests/bench/report_py_test.py [-v]
-                                                                    (ctest: bench.report_py)
+    SPINWISE_BENCH=build/bench/micro/spinwise-bench python3 tests/bench/micro_reporting_py_test.py [-v]
+                                                                    (ctest: bench.micro_reporting_py)
 """
 
 import copy

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <exception>
 
-#include "calibration/profile_internal.hpp"
 #include "common/machine_json.hpp"
+#include "config/profile_internal.hpp"
 
 namespace spinwise {
 namespace {

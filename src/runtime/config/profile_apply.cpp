@@ -7,9 +7,9 @@
 #include <map>
 #include <vector>
 
-#include "calibration/profile_internal.hpp"
 #include "common/enum_names.hpp"
-#include "spinwise/relax_time.hpp"
+#include "config/profile_internal.hpp"
+#include "spinwise/relax_table.hpp"
 #include "spinwise/runtime/order_stats.hpp"
 
 namespace spinwise {
@@ -54,7 +54,8 @@ profile_status apply_profile(const calibration_result& p) {
       return profile_failure(profile_errc::invalid, "cpu " + std::to_string(c.cpu) +
                                                         ": relax cost out of range" + kProfileUnchanged);
     }
-    const double ns = std::max(m->ns_median, 0.05);  // below the counter's resolution: as relax_time.hpp does
+    // Below the counter's resolution: the floor relax_table.hpp applies.
+    const double ns = std::max(m->ns_median, 0.05);
     by_cpu[c.cpu] = ns;
     by_core_kind[c.core_kind].push_back(ns);
     all.push_back(ns);

@@ -1,5 +1,6 @@
 #pragma once
-// Storage and validation behind the policies' knobs (see spinwise/knobs.hpp for the contract).
+// The knob word: storage and validation behind the policies' knobs (knob_field, knob_slot, and
+// knob_api, the setters every policy inherits; spinwise/knob_status.hpp has the contract).
 //
 // Each policy family (innodb, time, exp_backoff, no_backoff) describes its knobs in a Spec: up
 // to three unsigned fields with bounds and defaults. The values live in one 64-bit word:
@@ -30,7 +31,7 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/detail/process_state.hpp"
-#include "spinwise/knobs.hpp"
+#include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 
@@ -225,7 +226,7 @@ struct knob_api {
     }
   }
 
-  // ---- Fields by index, for the knob registry (spinwise/knob_registry.hpp) --------------------
+  // ---- Fields by index, for the knob registry (spinwise/knob_class.hpp) -----------------------
   // What the registry and the knob parsers need without knowing Spec: the fields' descriptions,
   // per-field values and overrides, and a batch of fields (bit i = field i) checked first and then
   // published in one CAS. The same validation and Tag semantics as set(name, value).
