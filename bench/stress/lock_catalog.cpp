@@ -149,7 +149,7 @@ std::unique_ptr<latch_set> make_spinwise(policy_kind p, std::size_t n) {
 #define STRESS_FORM(lock, shape, when_spent, order) \
   template <class P>                                \
   using lock##_s = lock##_t<P, stress_stats>;
-SPINWISE_BENCH_LOCKS(STRESS_FORM)
+SPINWISE_LOCKS(STRESS_FORM)
 #undef STRESS_FORM
 
 using factory = std::unique_ptr<latch_set> (*)(policy_kind, std::size_t);
@@ -194,7 +194,7 @@ entry spinwise_entry() {
 const std::vector<entry>& entries() {
   static const std::vector<entry> e = [] {
 #define STRESS_ENTRY(lock, shape, when_spent, order) spinwise_entry<bench_catalog::lock##_row, lock##_s>(),
-    std::vector<entry> v = {SPINWISE_BENCH_LOCKS(STRESS_ENTRY)};
+    std::vector<entry> v = {SPINWISE_LOCKS(STRESS_ENTRY)};
 #undef STRESS_ENTRY
     v.push_back({{"std::mutex", false, false, true, false, {policy_kind::none}},
                  [](policy_kind, std::size_t n) { return make_array<std::mutex, false>(n); }});

@@ -20,7 +20,7 @@
 // at most its budget and one round. A wrong table stretches that only where time is taken from
 // the table: the relaxes after the last counter check of a round that until() ended (one check
 // interval's worth at most, per round), and every relax while the counter stands still (a round
-// then issues at most 16x its converted count, detail/spin_time.hpp).
+// then issues at most 16x its converted count, detail/clock_bounded_delay.hpp).
 //
 // The class is the Tag: every lock of one Tag shares one budget, in every module of the process
 // (the state is a named object in the process-wide state, detail/process_state.hpp). A
@@ -59,44 +59,30 @@
 #include "spinwise/detail/cpu_time.hpp"
 #include "spinwise/detail/jitter.hpp"
 #include "spinwise/detail/knob_word.hpp"
+#include "spinwise/detail/policy_core.hpp"
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/knob_status.hpp"
 
 namespace spinwise {
 
+// The knobs: X(name, min, max, default) (the file top says what each means).
+// min_spin_ns <= max_spin_ns (kOrder below).
+#define SPINWISE_ADAPTIVE_KNOBS(X) \
+  X(spin_cpu_pct, 1, 100, 10)      \
+  X(min_spin_ns, 0, 1000000, 200)  \
+  X(max_spin_ns, 1, 1000000, 50000)
+
 struct adaptive_settings {
-  std::uint32_t spin_cpu_pct = 10;    // 1..100
-  std::uint32_t min_spin_ns = 200;    // 0..1000000, <= max_spin_ns
-  std::uint32_t max_spin_ns = 50000;  // 1..1000000
+  SPINWISE_ADAPTIVE_KNOBS(SPINWISE_KNOB_SETTING)
 };
 
 namespace detail {
 
-struct adaptive_spec {
-  using settings = adaptive_settings;
-  static constexpr std::size_t kCount = 3;
-  static constexpr knob_field kFields[kCount] = {
-      {"spin_cpu_pct", 1, 100, 10, "adaptive spin_cpu_pct must be in 1..100"},
-      {"min_spin_ns", 0, 1'000'000, 200, "adaptive min_spin_ns must be in 0..1000000"},
-      {"max_spin_ns", 1, 1'000'000, 50'000, "adaptive max_spin_ns must be in 1..1000000"},
-  };
-  static constexpr const char* kUnknownName =
-      "unknown adaptive knob (known: spin_cpu_pct, min_spin_ns, max_spin_ns)";
-  static constexpr std::uint32_t kTied = 0b110;  // min and max: a Tag overrides both or neither
-  static constexpr const char* cross_check(std::uint64_t w) noexcept {
-    return knob_get(w, 1) > knob_get(w, 2)
-               ? "adaptive min_spin_ns must not exceed max_spin_ns (set both at once with set(settings))"
-               : nullptr;
-  }
-  static constexpr settings to_settings(std::uint64_t w) noexcept {
-    return {knob_get(w, 0), knob_get(w, 1), knob_get(w, 2)};
-  }
-  static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept {
-    v[0] = s.spin_cpu_pct;
-    v[1] = s.min_spin_ns;
-    v[2] = s.max_spin_ns;
-  }
+struct adaptive_knobs {
+  SPINWISE_KNOB_TABLE(adaptive, adaptive_settings, SPINWISE_ADAPTIVE_KNOBS);
+  static constexpr knob_order kOrder{field::min_spin_ns, field::max_spin_ns};
 };
+struct adaptive_spec : knob_spec<adaptive_knobs> {};
 
 // The budget a class starts with: about what time_policy's defaults spin before parking on
 // average when a wait does not end first (~15 us), halved, so that a class that spinning does not
@@ -187,8 +173,11 @@ SPINWISE_COLD inline void adaptive_fold(adaptive_class_state& s, adaptive_window
   const std::uint64_t now = cpu_ns != 0 ? cpu_ns : process_cpu_ns();
   const std::uint64_t before = s.last_cpu_ns.exchange(now, std::memory_order_relaxed);
   const std::uint64_t interval = before != 0 && now > before ? now - before : 0;
-  const adaptive_decision d = adapt_budget(s.budget_ns.load(std::memory_order_relaxed), full, interval,
-                                           {knob_get(knobs, 1), knob_get(knobs, 2), knob_get(knobs, 0)});
+  using field = adaptive_spec::field;
+  const adaptive_decision d =
+      adapt_budget(s.budget_ns.load(std::memory_order_relaxed), full, interval,
+                   {knob_get(knobs, field::min_spin_ns), knob_get(knobs, field::max_spin_ns),
+                    knob_get(knobs, field::spin_cpu_pct)});
   s.budget_ns.store(d.budget_ns, std::memory_order_relaxed);
   s.decisions.fetch_add(1, std::memory_order_relaxed);
   s.deciding.store(false, std::memory_order_release);
@@ -236,7 +225,7 @@ constexpr std::uint32_t adaptive_max_rounds(std::uint32_t budget_ns) noexcept {
 
 // The lock's until(), noting in `said` whether it ended the round. An eager predicate stays
 // eager: a plain wrapper would drop the lock's request to be polled between counter checks
-// (poll_eagerly, detail/spin_time.hpp).
+// (poll_eagerly, detail/clock_bounded_delay.hpp).
 template <class Until>
 struct noted_until {
   Until& until;
@@ -345,20 +334,12 @@ class adaptive_waiter {
 
 // Tag: the lock class that learns (every lock of one Tag shares one budget) and whose knobs
 // override the process-wide ones; Relax as for every policy.
+// name() is "adaptive"; set_<knob>() / <knob>() for each row of SPINWISE_ADAPTIVE_KNOBS.
 template <class Tag = void, class Relax = cpu_relaxer>
-struct adaptive_policy : detail::knob_api<detail::adaptive_spec, Tag> {
+struct adaptive_policy : detail::adaptive_spec::accessors<detail::knob_api<detail::adaptive_spec, Tag>> {
   using tag = Tag;
   using relax = Relax;
   using waiter = detail::adaptive_waiter<Tag, Relax>;
-
-  static constexpr std::string_view name() noexcept { return "adaptive"; }
-
-  static knob_status set_spin_cpu_pct(std::uint32_t v) noexcept { return api::set_field(0, v); }
-  static knob_status set_min_spin_ns(std::uint32_t v) noexcept { return api::set_field(1, v); }
-  static knob_status set_max_spin_ns(std::uint32_t v) noexcept { return api::set_field(2, v); }
-  static std::uint32_t spin_cpu_pct() noexcept { return field(0); }
-  static std::uint32_t min_spin_ns() noexcept { return field(1); }
-  static std::uint32_t max_spin_ns() noexcept { return field(2); }
 
   // What the class has learnt: the budget a wait starts with now, and decisions made so far.
   static std::uint32_t budget_ns() noexcept {
@@ -377,12 +358,6 @@ struct adaptive_policy : detail::knob_api<detail::adaptive_spec, Tag> {
     for (std::atomic<std::uint64_t>* c : {&s.wins, &s.losses, &s.late_wins, &s.win_ns, &s.spin_ns})
       c->store(0, std::memory_order_relaxed);
     s.last_cpu_ns.store(0, std::memory_order_relaxed);
-  }
-
- private:
-  using api = detail::knob_api<detail::adaptive_spec, Tag>;
-  static std::uint32_t field(std::size_t i) noexcept {
-    return detail::knob_get(detail::knob_word<detail::adaptive_spec, Tag>(), i);
   }
 };
 

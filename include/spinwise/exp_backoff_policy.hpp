@@ -16,9 +16,7 @@
 // every handoff behind it. It suits test-and-set locks, whose retries are RMWs that backoff thins.
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/detail/clock_bounded_delay.hpp"
@@ -29,43 +27,26 @@
 
 namespace spinwise {
 
+// The knobs: X(name, min, max, default). min_delay_ns <= max_delay_ns (kOrder below).
+#define SPINWISE_EXP_BACKOFF_KNOBS(X)                               \
+  X(min_delay_ns, 1, 1000000, 32)   /* the first round's ceiling */ \
+  X(max_delay_ns, 1, 1000000, 2048) /* the cap */                   \
+  X(spin_loops, 0, kMaxSpinLoops, 12)
+
 struct exp_backoff_settings {
-  std::uint32_t min_delay_ns = 32;    // first round's ceiling, 1..1000000, <= max_delay_ns
-  std::uint32_t max_delay_ns = 2048;  // the cap, 1..1000000
-  std::uint32_t spin_loops = 12;      // 0..kMaxSpinLoops
+  SPINWISE_EXP_BACKOFF_KNOBS(SPINWISE_KNOB_SETTING)
 };
 
 namespace detail {
 
-struct exp_backoff_spec {
-  using settings = exp_backoff_settings;
-  static constexpr std::size_t kSpinLoops = 2;
-  static constexpr std::size_t kCount = 3;
-  static constexpr knob_field kFields[kCount] = {
-      {"min_delay_ns", 1, 1'000'000, 32, "exp_backoff min_delay_ns must be in 1..1000000"},
-      {"max_delay_ns", 1, 1'000'000, 2048, "exp_backoff max_delay_ns must be in 1..1000000"},
-      {"spin_loops", 0, kMaxSpinLoops, 12, "exp_backoff spin_loops must be in 0..1000000"},
-  };
-  static constexpr const char* kUnknownName =
-      "unknown exp_backoff knob (known: min_delay_ns, max_delay_ns, spin_loops)";
-  static constexpr std::uint32_t kTied = 0b011;  // min and max: a Tag overrides both or neither
-  static constexpr const char* cross_check(std::uint64_t w) noexcept {
-    return knob_get(w, 0) > knob_get(w, 1)
-               ? "exp_backoff min_delay_ns must not exceed max_delay_ns (set both at once with set(settings))"
-               : nullptr;
-  }
-  static constexpr settings to_settings(std::uint64_t w) noexcept {
-    return {knob_get(w, 0), knob_get(w, 1), knob_get(w, 2)};
-  }
-  static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept {
-    v[0] = s.min_delay_ns;
-    v[1] = s.max_delay_ns;
-    v[2] = s.spin_loops;
-  }
+struct exp_backoff_knobs {
+  SPINWISE_KNOB_TABLE(exp_backoff, exp_backoff_settings, SPINWISE_EXP_BACKOFF_KNOBS);
+  static constexpr knob_order kOrder{field::min_delay_ns, field::max_delay_ns};
 };
+struct exp_backoff_spec : knob_spec<exp_backoff_knobs> {};
 
 // Round r: uniform in [c/2, c] ns with c = min(min_delay_ns x 2^r, max(min, max_delay_ns)),
-// clock-bounded (detail/spin_time.hpp). A round runs its course whatever the lock word does, as
+// clock-bounded (detail/clock_bounded_delay.hpp). A round runs its course whatever the lock word does, as
 // time_policy's: a waiter that polled inside its backoff would keep the line moving between cores
 // (prompt_time_policy in time_policy.hpp says what that cost).
 struct exp_backoff_delay {
@@ -73,8 +54,9 @@ struct exp_backoff_delay {
 
   template <class Relax>
   std::uint64_t delay(std::uint64_t w, std::uint32_t round) noexcept {
-    const std::uint64_t lo = knob_get(w, 0);
-    const std::uint64_t cap = std::max<std::uint64_t>(lo, knob_get(w, 1));
+    using field = exp_backoff_spec::field;
+    const std::uint64_t lo = knob_get(w, field::min_delay_ns);
+    const std::uint64_t cap = std::max<std::uint64_t>(lo, knob_get(w, field::max_delay_ns));
     const std::uint64_t ceiling = std::min<std::uint64_t>(lo << std::min<std::uint32_t>(round, 20), cap);
     const std::uint64_t ns = ceiling - jitter_below(static_cast<std::uint32_t>(ceiling / 2 + 1));
     return relax_for_ns<Relax>(static_cast<double>(ns), rates);
@@ -85,21 +67,11 @@ struct exp_backoff_delay {
 
 // Tag and Relax as for innodb_policy. min_delay_ns <= max_delay_ns holds on every path: set(),
 // set(name) and reset(name), process-wide and per Tag (a Tag that sets one of the two overrides
-// both, the other at the value it saw; see detail/knob_store.hpp). Waiters still take the cap as
+// both, the other at the value it saw; see detail/knob_word.hpp). Waiters still take the cap as
 // max(min, max), which costs nothing.
+// name() is "exp_backoff"; set_<knob>() / <knob>() for each row of SPINWISE_EXP_BACKOFF_KNOBS.
 template <class Tag = void, class Relax = cpu_relaxer>
 struct exp_backoff_policy
-    : detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay> {
-  static constexpr std::string_view name() noexcept { return "exp_backoff"; }
-
-  static knob_status set_min_delay_ns(std::uint32_t v) noexcept { return api::set_field(0, v); }
-  static knob_status set_max_delay_ns(std::uint32_t v) noexcept { return api::set_field(1, v); }
-  static std::uint32_t min_delay_ns() noexcept { return base::field(0); }
-  static std::uint32_t max_delay_ns() noexcept { return base::field(1); }
-
- private:
-  using base = detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay>;
-  using api = typename base::api;
-};
+    : detail::policy_base<detail::exp_backoff_spec, Tag, Relax, detail::exp_backoff_delay> {};
 
 }  // namespace spinwise

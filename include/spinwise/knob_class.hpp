@@ -19,6 +19,7 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/knob_word.hpp"
+#include "spinwise/detail/lock_list.hpp"
 #include "spinwise/detail/process_state.hpp"
 #include "spinwise/hybrid_mutex.hpp"
 #include "spinwise/hybrid_shared_mutex.hpp"
@@ -100,24 +101,22 @@ struct builtin_knob_class {
   const knob_class_ops* ops;
 };
 
-// The library's lock aliases, each with its alias's policy (so the registry follows the alias
-// when its default policy changes), then the policy families' process-wide values.
+// The library's lock aliases (detail/lock_list.hpp), each with its alias's policy (so the
+// registry follows the alias when its default policy changes), their other names, then the policy
+// families' process-wide values.
+#define SPINWISE_KNOB_CLASS_OF_LOCK_(lock, shape, when_spent, order) {#lock, {}, &knob_ops_of<lock::policy>},
+#define SPINWISE_KNOB_CLASS_OF_ALIAS_(name, lock) {#name, #lock, &knob_ops_of<lock::policy>},
 inline constexpr builtin_knob_class kBuiltinKnobClasses[] = {
-    {"hybrid_mutex", {}, &knob_ops_of<hybrid_mutex::policy>},
-    {"hybrid_shared_mutex", {}, &knob_ops_of<hybrid_shared_mutex::policy>},
-    {"sx_lock", {}, &knob_ops_of<sx_lock::policy>},
-    {"spin_shared_mutex", {}, &knob_ops_of<spin_shared_mutex::policy>},
-    {"rw_spinlock", "spin_shared_mutex", &knob_ops_of<rw_spinlock::policy>},
-    {"ttas_mutex", {}, &knob_ops_of<ttas_mutex::policy>},
-    {"tas_mutex", {}, &knob_ops_of<tas_mutex::policy>},
-    {"ticket_mutex", {}, &knob_ops_of<ticket_mutex::policy>},
-    {"mcs_mutex", {}, &knob_ops_of<mcs_mutex::policy>},
+    SPINWISE_LOCKS(SPINWISE_KNOB_CLASS_OF_LOCK_)          // the locks
+    SPINWISE_LOCK_ALIASES(SPINWISE_KNOB_CLASS_OF_ALIAS_)  // their other names
     {"innodb", {}, &knob_ops_of<innodb_policy<>>},
     {"time", {}, &knob_ops_of<time_policy<>>},
     {"exp_backoff", {}, &knob_ops_of<exp_backoff_policy<>>},
     {"no_backoff", {}, &knob_ops_of<no_backoff_policy<>>},
     {"adaptive", {}, &knob_ops_of<adaptive_policy<>>},
 };
+#undef SPINWISE_KNOB_CLASS_OF_LOCK_
+#undef SPINWISE_KNOB_CLASS_OF_ALIAS_
 
 // A registered class: a node of the list at process().knob_classes, appended under
 // process().lists_lock and published with a release store; readers walk it without a lock.

@@ -11,9 +11,7 @@
 // traffic worth thinning (MCS spins on its own line; a ticket waiter only reads).
 //
 
-#include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/detail/knob_word.hpp"
@@ -22,24 +20,19 @@
 
 namespace spinwise {
 
+// The knobs: X(name, min, max, default).
+#define SPINWISE_NO_BACKOFF_KNOBS(X) X(spin_loops, 0, kMaxSpinLoops, 1000)
+
 struct no_backoff_settings {
-  std::uint32_t spin_loops = 1000;  // 0..kMaxSpinLoops
+  SPINWISE_NO_BACKOFF_KNOBS(SPINWISE_KNOB_SETTING)
 };
 
 namespace detail {
 
-struct no_backoff_spec {
-  using settings = no_backoff_settings;
-  static constexpr std::size_t kSpinLoops = 0;
-  static constexpr std::size_t kCount = 1;
-  static constexpr knob_field kFields[kCount] = {
-      {"spin_loops", 0, kMaxSpinLoops, 1000, "no_backoff spin_loops must be in 0..1000000"},
-  };
-  static constexpr const char* kUnknownName = "unknown no_backoff knob (known: spin_loops)";
-  static constexpr const char* cross_check(std::uint64_t) noexcept { return nullptr; }
-  static constexpr settings to_settings(std::uint64_t w) noexcept { return {knob_get(w, 0)}; }
-  static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept { v[0] = s.spin_loops; }
+struct no_backoff_knobs {
+  SPINWISE_KNOB_TABLE(no_backoff, no_backoff_settings, SPINWISE_NO_BACKOFF_KNOBS);
 };
+struct no_backoff_spec : knob_spec<no_backoff_knobs> {};
 
 // One relax per round.
 struct no_backoff_delay {
@@ -53,11 +46,9 @@ struct no_backoff_delay {
 }  // namespace detail
 
 // Tag and Relax as for innodb_policy, in the same order as every policy (before 0.2.0 this one
-// took <Relax, Tag>).
+// took <Relax, Tag>). name() is "no_backoff"; set_spin_loops() / spin_loops().
 template <class Tag = void, class Relax = cpu_relaxer>
 struct no_backoff_policy
-    : detail::policy_base<detail::no_backoff_spec, Tag, Relax, detail::no_backoff_delay> {
-  static constexpr std::string_view name() noexcept { return "no_backoff"; }
-};
+    : detail::policy_base<detail::no_backoff_spec, Tag, Relax, detail::no_backoff_delay> {};
 
 }  // namespace spinwise

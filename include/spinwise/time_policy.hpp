@@ -18,9 +18,7 @@
 // (innodb_policy), or when waits are so short that a ~30 us first-use measurement per process
 // matters more than the budget (install a calibration profile at start-up instead).
 
-#include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "spinwise/cpu_relaxer.hpp"
 #include "spinwise/detail/clock_bounded_delay.hpp"
@@ -31,37 +29,25 @@
 
 namespace spinwise {
 
+// The knobs: X(name, min, max, default), the InnoDB knobs with the unit in ns. delay_unit_ns's
+// bound covers 100 x the slowest PAUSE known.
+#define SPINWISE_TIME_KNOBS(X)                                        \
+  X(spin_wait_delay, 0, 1000, 6)      /* as innodb_spin_wait_delay */ \
+  X(delay_unit_ns, 1, 10000, 200)     /* one unit of delay */         \
+  X(spin_loops, 0, kMaxSpinLoops, 30) /* as innodb_sync_spin_loops */
+
 struct time_settings {
-  std::uint32_t spin_wait_delay = 6;  // as innodb_spin_wait_delay, 0..1000
-  std::uint32_t delay_unit_ns = 200;  // one unit of delay, 1..10000 ns (covers 100 x the slowest PAUSE known)
-  std::uint32_t spin_loops = 30;      // as innodb_sync_spin_loops, 0..kMaxSpinLoops
+  SPINWISE_TIME_KNOBS(SPINWISE_KNOB_SETTING)
 };
 
 namespace detail {
 
-struct time_spec {
-  using settings = time_settings;
-  static constexpr std::size_t kSpinLoops = 2;
-  static constexpr std::size_t kCount = 3;
-  static constexpr knob_field kFields[kCount] = {
-      {"spin_wait_delay", 0, 1000, 6, "time spin_wait_delay must be in 0..1000"},
-      {"delay_unit_ns", 1, 10'000, 200, "time delay_unit_ns must be in 1..10000"},
-      {"spin_loops", 0, kMaxSpinLoops, 30, "time spin_loops must be in 0..1000000"},
-  };
-  static constexpr const char* kUnknownName =
-      "unknown time knob (known: spin_wait_delay, delay_unit_ns, spin_loops)";
-  static constexpr const char* cross_check(std::uint64_t) noexcept { return nullptr; }
-  static constexpr settings to_settings(std::uint64_t w) noexcept {
-    return {knob_get(w, 0), knob_get(w, 1), knob_get(w, 2)};
-  }
-  static constexpr void from_settings(const settings& s, std::uint32_t* v) noexcept {
-    v[0] = s.spin_wait_delay;
-    v[1] = s.delay_unit_ns;
-    v[2] = s.spin_loops;
-  }
+struct time_knobs {
+  SPINWISE_KNOB_TABLE(time, time_settings, SPINWISE_TIME_KNOBS);
 };
+struct time_spec : knob_spec<time_knobs> {};
 
-// One round: [0, spin_wait_delay) x delay_unit_ns, clock-bounded (detail/spin_time.hpp); the
+// One round: [0, spin_wait_delay) x delay_unit_ns, clock-bounded (detail/clock_bounded_delay.hpp); the
 // relax rate and the counter's are converted at the first non-zero delay of the wait.
 // Prompt = false (time_policy): the round runs its course whatever the lock word does, so a waiter
 // leaves the holder's line alone for the whole delay: that is what backoff is for. Prompt = true
@@ -73,10 +59,11 @@ struct time_delay {
 
   template <class Relax, class Until>
   std::uint64_t delay(std::uint64_t w, std::uint32_t, Until& until) noexcept {
-    const std::uint32_t spin_wait_delay = knob_get(w, 0);
+    using field = time_spec::field;
+    const std::uint32_t spin_wait_delay = knob_get(w, field::spin_wait_delay);
     const std::uint32_t units = spin_wait_delay == 0 ? 0 : jitter_below(spin_wait_delay);
     if (units == 0) return 0;
-    const double ns = static_cast<double>(units) * knob_get(w, 1);
+    const double ns = static_cast<double>(units) * knob_get(w, field::delay_unit_ns);
     if constexpr (Prompt) {
       return relax_for_ns<Relax>(ns, rates, until);
     } else {
@@ -87,26 +74,10 @@ struct time_delay {
 
 }  // namespace detail
 
-namespace detail {
-// time_policy's and prompt_time_policy's one body: the knobs and the rule.
-template <class Tag, class Relax, bool Prompt>
-struct time_policy_base : policy_base<time_spec, Tag, Relax, time_delay<Prompt>> {
-  static constexpr std::string_view name() noexcept { return "time"; }
-
-  static knob_status set_spin_wait_delay(std::uint32_t v) noexcept { return api::set_field(0, v); }
-  static knob_status set_delay_unit_ns(std::uint32_t v) noexcept { return api::set_field(1, v); }
-  static std::uint32_t spin_wait_delay() noexcept { return base::field(0); }
-  static std::uint32_t delay_unit_ns() noexcept { return base::field(1); }
-
- private:
-  using base = policy_base<time_spec, Tag, Relax, time_delay<Prompt>>;
-  using api = typename base::api;
-};
-}  // namespace detail
-
-// Tag and Relax as for innodb_policy.
+// Tag and Relax as for innodb_policy. name() is "time"; set_<knob>() / <knob>() for each row of
+// SPINWISE_TIME_KNOBS.
 template <class Tag = void, class Relax = cpu_relaxer>
-struct time_policy : detail::time_policy_base<Tag, Relax, false> {};
+struct time_policy : detail::policy_base<detail::time_spec, Tag, Relax, detail::time_delay<false>> {};
 
 // time_policy whose rounds end as soon as the lock word looks free (prompt handoff), with the
 // same knobs (the same Tag shares them with time_policy<Tag>: it is the "time" family).
@@ -121,6 +92,6 @@ struct time_policy : detail::time_policy_base<Tag, Relax, false> {};
 // The defaults keep their delays whole; choose this by name where handoff latency matters more
 // than throughput, after comparing both on your CPU (docs/wait-policies.md, "Prompt handoff").
 template <class Tag = void, class Relax = cpu_relaxer>
-struct prompt_time_policy : detail::time_policy_base<Tag, Relax, true> {};
+struct prompt_time_policy : detail::policy_base<detail::time_spec, Tag, Relax, detail::time_delay<true>> {};
 
 }  // namespace spinwise

@@ -13,7 +13,7 @@
 //                           time_policy.hpp). w.snooze() = never.
 //   w.snooze();             one spin round: waits the policy's (randomized) delay through P's
 //                           Relax (innodb, no_backoff: a relax count; time, exp_backoff: until a
-//                           deadline on the cycle counter, detail/spin_time.hpp); never blocks,
+//                           deadline on the cycle counter, detail/clock_bounded_delay.hpp); never blocks,
 //                           never yields
 //   w.is_completed();       true once the budget is spent (spin_loops rounds; adaptive: its
 //                           class's learnt budget of spinning time). A spin lock then yields
@@ -25,7 +25,7 @@
 //                           false: the budget ran out). The locks call it; adaptive learns from it.
 //   P::name()               "innodb", "time", "exp_backoff", "no_backoff" or "adaptive"
 //   P::current(), P::set(settings), P::set(name, value), P::get(name, out), P::reset(),
-//   P::reset(name), P::overridden(), and one set_<knob>() / <knob>() pair per knob: see knobs.hpp.
+//   P::reset(name), P::overridden(), and one set_<knob>() / <knob>() pair per knob: see knob_status.hpp.
 //
 // The policies (one header each):
 //   innodb_policy<Tag, Relax>       MySQL-exact: [0, spin_wait_delay) x pause_multiplier relaxes

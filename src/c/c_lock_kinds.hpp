@@ -26,30 +26,22 @@ namespace spinwise::c_kinds {
 // kind::lock<Class>: the kind's C++ lock, counting into the class Class. Every kind but adaptive
 // keeps its C++ alias's policy and Tag, so hybrid_mutex.delay_unit_ns tunes a C hybrid mutex as it
 // tunes a C++ one; adaptive learns one spin budget per class (its knobs are the adaptive family's).
-struct hybrid {
+// The kinds are not made from the library's list of its locks (detail/lock_list.hpp): they are its
+// exclusive locks in the order of an ABI enum (spinwise_mutex_kind), and adaptive is a policy.
+template <class Alias>
+struct alias_kind {
   template <class Class>
-  using lock = hybrid_mutex::with_stats<Class>;
+  using lock = typename Alias::template with_stats<Class>;
 };
+using hybrid = alias_kind<hybrid_mutex>;
 struct adaptive {
   template <class Class>
   using lock = hybrid_mutex_t<adaptive_policy<Class>, class_stats<Class>>;
 };
-struct tas {
-  template <class Class>
-  using lock = tas_mutex::with_stats<Class>;
-};
-struct ttas {
-  template <class Class>
-  using lock = ttas_mutex::with_stats<Class>;
-};
-struct ticket {
-  template <class Class>
-  using lock = ticket_mutex::with_stats<Class>;
-};
-struct mcs {
-  template <class Class>
-  using lock = mcs_mutex::with_stats<Class>;
-};
+using tas = alias_kind<tas_mutex>;
+using ttas = alias_kind<ttas_mutex>;
+using ticket = alias_kind<ticket_mutex>;
+using mcs = alias_kind<mcs_mutex>;
 
 // The calling thread's token: the address of its spinwise thread state, the thread_local every
 // spinwise module of the process already shares (never null, distinct among live threads). So a

@@ -182,6 +182,14 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
 // The return address of the interposed call this is written in, for on_kind and the profile.
 #define SPINWISE_CALLER (__builtin_return_address(0))
 
+// The body of an interposed lock call on `obj`: `ours`, an expression over `ops` (the ops of the
+// spinwise lock behind obj, which on(obj, caller, f), on_mutex or on_rwlock, finds), or glibc's
+// own call `glibc` where obj is glibc's (on returns -1); errno as the caller had it either way.
+#define SPINWISE_OURS_OR_GLIBC(on, obj, ours, glibc)                                \
+  const errno_keeper keep;                                                          \
+  const int rc = on(obj, SPINWISE_CALLER, [&](auto ops) noexcept { return ours; }); \
+  return rc >= 0 ? rc : glibc
+
 // --- time -------------------------------------------------------------------------------------
 
 inline bool valid(const timespec* t) noexcept {

@@ -193,34 +193,24 @@ SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
 }
 
 SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
-  const errno_keeper keep;
-  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.lock(m); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_lock)(m);
+  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.lock(m), SPINWISE_REAL(pthread_mutex_lock)(m));
 }
 
 SPINWISE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
-  const errno_keeper keep;
-  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.trylock(m); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_trylock)(m);
+  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.trylock(m), SPINWISE_REAL(pthread_mutex_trylock)(m));
 }
 
 SPINWISE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
-  const errno_keeper keep;
-  const int rc = on_mutex(m, SPINWISE_CALLER,
-                          [m, at](auto ops) noexcept { return ops.timedlock(m, CLOCK_REALTIME, at); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_timedlock)(m, at);
+  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.timedlock(m, CLOCK_REALTIME, at),
+                         SPINWISE_REAL(pthread_mutex_timedlock)(m, at));
 }
 
 SPINWISE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
                                             const timespec* at) noexcept {
-  const errno_keeper keep;
-  const int rc =
-      on_mutex(m, SPINWISE_CALLER, [m, clock, at](auto ops) noexcept { return ops.timedlock(m, clock, at); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at);
+  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.timedlock(m, clock, at),
+                         SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at));
 }
 
 SPINWISE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
-  const errno_keeper keep;
-  const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.unlock(m); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_mutex_unlock)(m);
+  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.unlock(m), SPINWISE_REAL(pthread_mutex_unlock)(m));
 }

@@ -239,61 +239,43 @@ SPINWISE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
 }
 
 SPINWISE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.rdlock(rw); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_rdlock)(rw);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.rdlock(rw), SPINWISE_REAL(pthread_rwlock_rdlock)(rw));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.tryrdlock(rw); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.tryrdlock(rw), SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER,
-                           [rw, at](auto ops) noexcept { return ops.timedrdlock(rw, CLOCK_REALTIME, at); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedrdlock(rw, CLOCK_REALTIME, at),
+                         SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER,
-                           [rw, clock, at](auto ops) noexcept { return ops.timedrdlock(rw, clock, at); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedrdlock(rw, clock, at),
+                         SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.wrlock(rw); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_wrlock)(rw);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.wrlock(rw), SPINWISE_REAL(pthread_rwlock_wrlock)(rw));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.trywrlock(rw); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_trywrlock)(rw);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.trywrlock(rw), SPINWISE_REAL(pthread_rwlock_trywrlock)(rw));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER,
-                           [rw, at](auto ops) noexcept { return ops.timedwrlock(rw, CLOCK_REALTIME, at); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedwrlock(rw, CLOCK_REALTIME, at),
+                         SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
                                                const timespec* at) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER,
-                           [rw, clock, at](auto ops) noexcept { return ops.timedwrlock(rw, clock, at); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedwrlock(rw, clock, at),
+                         SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at));
 }
 
 SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
-  const errno_keeper keep;
-  const int rc = on_rwlock(rw, SPINWISE_CALLER, [rw](auto ops) noexcept { return ops.unlock(rw); });
-  return rc >= 0 ? rc : SPINWISE_REAL(pthread_rwlock_unlock)(rw);
+  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.unlock(rw), SPINWISE_REAL(pthread_rwlock_unlock)(rw));
 }

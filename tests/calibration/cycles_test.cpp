@@ -11,6 +11,7 @@
 
 #include "spinwise/arch.hpp"
 #include "spinwise/runtime/relax_cost.hpp"
+#include "test_util.hpp"
 
 namespace sw = spinwise;
 
@@ -117,13 +118,7 @@ TEST(CoreClock, RealEstimateIsAFiniteClock) {
 }
 
 TEST(CoreClock, SourceNamesRoundTrip) {
-  for (sw::cycles_source s :
-       {sw::cycles_source::automatic, sw::cycles_source::perf, sw::cycles_source::estimate}) {
-    sw::cycles_source back = sw::cycles_source::perf;
-    ASSERT_TRUE(sw::parse_cycles_source(sw::to_string(s), back));
-    EXPECT_EQ(back, s);
-  }
-  sw::cycles_source untouched = sw::cycles_source::perf;
-  EXPECT_FALSE(sw::parse_cycles_source("pmu", untouched));
-  EXPECT_EQ(untouched, sw::cycles_source::perf);
+  spinwise_test::expect_names_round_trip(
+      {sw::cycles_source::automatic, sw::cycles_source::perf, sw::cycles_source::estimate},
+      sw::parse_cycles_source, "pmu", sw::cycles_source::perf);
 }

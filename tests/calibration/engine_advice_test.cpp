@@ -25,6 +25,18 @@ sw::engine_advice_input cpu(sw::engine e, double ns, double ticks) {
   return in;
 }
 
+// This machine's noisy PAUSE across MariaDB's threshold: 28 .. 35 ticks (10.77 .. 13.46 ns), an
+// unstable measurement whose median is 11.73 ns, 30.5 ticks.
+sw::engine_advice_input noisy_across_mariadb_threshold() {
+  sw::engine_advice_input in = cpu(sw::engine::mariadb, 11.73, 30.5);
+  in.stable = false;
+  in.relax_ns_lo = 10.77;
+  in.relax_ns_hi = 13.46;
+  in.relax_ticks_lo = 28;
+  in.relax_ticks_hi = 35;
+  return in;
+}
+
 unsigned value(const sw::advice_result& r, const std::string& name) {
   for (const sw::engine_setting& s : r.advice.settings) {
     if (s.name == name) return s.value;
@@ -231,13 +243,8 @@ TEST(EngineAdvice, UnstableMeasurementAdvisesOnlyWhatItsSpreadCannotChange) {
   EXPECT_EQ(value(r, "innodb_spin_wait_pause_multiplier"), 3u);
   ASSERT_EQ(r.advice.warnings.size(), 1u);
   EXPECT_NE(r.advice.warnings[0].find("every cost in that range gives these settings"), std::string::npos);
-  // This machine's noisy PAUSE across MariaDB's threshold (28 .. 35 ticks): 2 at p10, 1 or 3 elsewhere.
-  in = cpu(sw::engine::mariadb, 11.73, 30.5);
-  in.stable = false;
-  in.relax_ns_lo = 10.77;
-  in.relax_ns_hi = 13.46;
-  in.relax_ticks_lo = 28;
-  in.relax_ticks_hi = 35;
+  // Across MariaDB's threshold: 2 at p10, 1 or 3 elsewhere.
+  in = noisy_across_mariadb_threshold();
   r = sw::advise_engine(in);
   EXPECT_EQ(r.status, sw::advice_status::uncertain);
   EXPECT_NE(r.message.find("at its low end"), std::string::npos) << r.message;
@@ -371,12 +378,7 @@ TEST(EngineAdvice, RefusesOnlyWhenTheMedianItselfIsInDoubt) {
     EXPECT_EQ(s.find("--mariadb-multiplier"), std::string::npos) << s;
   EXPECT_NE(r.suggestions[0].find("--trials"), std::string::npos) << r.suggestions[0];
   // Across the threshold (28 .. 35 ticks), the multiplier is the question: the hint is given.
-  sw::engine_advice_input in = cpu(sw::engine::mariadb, 11.73, 30.5);
-  in.stable = false;
-  in.relax_ns_lo = 10.77;
-  in.relax_ns_hi = 13.46;
-  in.relax_ticks_lo = 28;
-  in.relax_ticks_hi = 35;
+  sw::engine_advice_input in = noisy_across_mariadb_threshold();
   r = sw::advise_engine(in);
   ASSERT_EQ(r.status, sw::advice_status::uncertain);
   ASSERT_GE(r.suggestions.size(), 2u);

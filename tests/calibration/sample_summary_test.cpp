@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "test_util.hpp"
+
 namespace sw = spinwise;
 
 namespace {
@@ -108,13 +110,7 @@ TEST(SampleSummary, RoundsThatDisagreeAreDrifting) {
 }
 
 TEST(SampleSummary, VerdictNamesRoundTrip) {
-  for (sw::stability st : {sw::stability::stable, sw::stability::noisy, sw::stability::bimodal,
-                           sw::stability::drifting, sw::stability::insufficient}) {
-    sw::stability back = sw::stability::insufficient;
-    ASSERT_TRUE(sw::parse_stability(sw::to_string(st), back));
-    EXPECT_EQ(back, st);
-  }
-  sw::stability untouched = sw::stability::noisy;
-  EXPECT_FALSE(sw::parse_stability("STABLE", untouched));
-  EXPECT_EQ(untouched, sw::stability::noisy);
+  spinwise_test::expect_names_round_trip({sw::stability::stable, sw::stability::noisy, sw::stability::bimodal,
+                                          sw::stability::drifting, sw::stability::insufficient},
+                                         sw::parse_stability, "STABLE", sw::stability::noisy);
 }

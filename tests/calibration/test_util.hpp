@@ -1,11 +1,15 @@
 #pragma once
-// Small helpers shared by the calibration tests: temporary directories and files.
+// Small helpers shared by the calibration tests: temporary directories and files, and the check
+// of a name parser.
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace spinwise_test {
 
@@ -38,6 +42,21 @@ inline void write_file(const std::string& path, const std::string& text) {
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// An enum's names round-trip: each of `values` parses back from its to_string() name, and `bad`
+// is refused with the output left as it was (`untouched`).
+template <class E, class Parse>
+void expect_names_round_trip(std::initializer_list<E> values, Parse parse, std::string_view bad,
+                             E untouched) {
+  for (E v : values) {
+    E back = untouched;
+    ASSERT_TRUE(parse(to_string(v), back)) << to_string(v);
+    EXPECT_EQ(back, v);
+  }
+  E out = untouched;
+  EXPECT_FALSE(parse(bad, out));
+  EXPECT_EQ(out, untouched);
 }
 
 }  // namespace spinwise_test

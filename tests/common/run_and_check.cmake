@@ -1,6 +1,6 @@
 # What the cmake -P test drivers share (thread_safety/run_clang_tsa.cmake, tsan/run_lock_order.cmake,
-# tsan/sx_model.cmake, stress/run_cli.cmake): run one command, keep all it said, and fail the test
-# with a reason and that whole output (`all`) when a check does not hold.
+# tsan/sx_model.cmake, stress/run_cli.cmake, the consumers/ drivers): run one command, keep all it
+# said, and fail the test with a reason and that whole output (`all`) when a check does not hold.
 
 # Runs the command in ARGN; sets rc, out, err and all (stdout, a newline, stderr) in the caller.
 macro(run_and_capture)
@@ -32,4 +32,21 @@ function(expect_no_match var regex why)
   if(${var} MATCHES "${regex}")
     message(FATAL_ERROR "${why}:\n${all}")
   endif()
+endfunction()
+
+# For drivers that run many commands and stop at the first that fails (tests/consumers/*.cmake):
+# each sets `driver` to the name its messages start with.
+# fail(what): stops the driver with "<driver>: <what>".
+function(fail what)
+  message(FATAL_ERROR "${driver}: ${what}")
+endfunction()
+# run(command...): runs it and fails with the command and all it said unless it exits 0; sets
+# last_output (its standard output) in the caller.
+function(run)
+  run_and_capture(${ARGN})
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    fail("'${cmd}' failed (${rc}):\n${out}${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
 endfunction()

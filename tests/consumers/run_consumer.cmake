@@ -27,19 +27,8 @@
 #                consumer built; the runtime's build as a subproject is the subdirectory mode's (the
 #                same CMake code: building it twice proved nothing more and cost ~100 s).
 cmake_minimum_required(VERSION 3.21)  # this script's policies (IN_LIST), as in the project's
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGN}")
-    message(FATAL_ERROR "consumer ${MODE}: '${cmd}' failed (${rc}):\n${out}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-
-function(fail what)
-  message(FATAL_ERROR "consumer ${MODE}: ${what}")
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../common/run_and_check.cmake)  # run(), fail()
+set(driver "consumer ${MODE}")
 
 function(expect_files)
   foreach(f IN LISTS ARGN)

@@ -16,19 +16,8 @@
 #         -DLIBDIR=... -DBINDIR=... -DINCLUDEDIR=... -DDATADIR=... -DRUNTIME_DEPS=a,b -DTOOLS=a,b
 #         -DBENCH_TOOLS=a,b -DSQLITE=ON|OFF -DPRELOAD=ON|OFF -P run_deb.cmake
 cmake_minimum_required(VERSION 3.21)
-
-function(fail what)
-  message(FATAL_ERROR "consumer.deb: ${what}")
-endfunction()
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGN}")
-    fail("'${cmd}' failed (${rc}):\n${out}${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../common/run_and_check.cmake)  # run(), fail()
+set(driver consumer.deb)
 
 foreach(list TOOLS BENCH_TOOLS RUNTIME_DEPS)
   string(REPLACE "," ";" ${list} "${${list}}")
@@ -242,11 +231,7 @@ if(PRELOAD)
   # spinwise-run finds the interposer beside itself in the unpacked tree, as in /usr, and passes
   # the program's exit status through.
   if(EXISTS ${root}/usr/${BINDIR}/spinwise-run)
-    execute_process(COMMAND ${root}/usr/${BINDIR}/spinwise-run -- ${WORK_DIR}/locker RESULT_VARIABLE rc
-                    OUTPUT_VARIABLE out ERROR_VARIABLE err)
-    if(NOT rc EQUAL 0)
-      fail("the unpacked spinwise-run -- locker exited ${rc}:\n${out}${err}")
-    endif()
+    run(${root}/usr/${BINDIR}/spinwise-run -- ${WORK_DIR}/locker)
     message(STATUS "consumer.deb: the unpacked spinwise-run found its interposer and ran a program")
   endif()
 endif()

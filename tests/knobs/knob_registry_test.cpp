@@ -211,7 +211,7 @@ TEST_F(KnobRegistry, EveryKindOfBadEntryChangesNothing) {
        sw::errc::unknown_knob_class,
        "hybrid_mutx.spin_wait_delay",
        2,
-       {"entry 2", "unknown knob class 'hybrid_mutx'", "known: hybrid_mutex"}},
+       {"entry 2", "unknown knob class 'hybrid_mutx'", "known: tas_mutex, ttas_mutex"}},
       {"hybrid_mutex.spin_wait_delay=7,hybrid_mutex.pause_multiplier=6",
        F::list,
        sw::errc::unknown_knob,

@@ -658,23 +658,32 @@ void process_shared_condition_variable() {
   }
 }
 
-// Smaller points where the interposer answered otherwise than glibc (each failed on the old code):
-// destroying a locked mutex gives EBUSY (it returned 0); a timed rwlock call with a bad tv_nsec
-// gives EINVAL even on a free lock (it took the lock), as glibc checks first.
-void glibc_answers() {
+// Runs f(m) on an initialized mutex of each type (normal, recursive, errorcheck), which f leaves
+// unlocked; destroys it.
+template <class F>
+void with_each_mutex_type(F f) {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
   for (int type : {PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_ERRORCHECK}) {
     pthread_mutex_t m;
     pthread_mutexattr_settype(&a, type);
     CHECK(pthread_mutex_init(&m, &a) == 0);
+    f(m);
+    CHECK(pthread_mutex_destroy(&m) == 0);
+  }
+  pthread_mutexattr_destroy(&a);
+}
+
+// Smaller points where the interposer answered otherwise than glibc (each failed on the old code):
+// destroying a locked mutex gives EBUSY (it returned 0); a timed rwlock call with a bad tv_nsec
+// gives EINVAL even on a free lock (it took the lock), as glibc checks first.
+void glibc_answers() {
+  with_each_mutex_type([](pthread_mutex_t& m) {
     CHECK(pthread_mutex_lock(&m) == 0);
     CHECK(pthread_mutex_destroy(&m) == EBUSY);
     CHECK(in_thread([&] { return pthread_mutex_trylock(&m); }) == EBUSY);  // still locked
     CHECK(pthread_mutex_unlock(&m) == 0);
-    CHECK(pthread_mutex_destroy(&m) == 0);
-  }
-  pthread_mutexattr_destroy(&a);
+  });
   pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
   for (long nsec : {-1L, 1'000'000'000L}) {
     timespec bad = from_now(CLOCK_REALTIME, 1000);
@@ -690,16 +699,10 @@ void glibc_answers() {
 }
 
 void attributes_and_pass_through() {
+  with_each_mutex_type(
+      [](pthread_mutex_t& m) { CHECK(pthread_mutex_lock(&m) == 0 && pthread_mutex_unlock(&m) == 0); });
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
-  for (int type : {PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_ERRORCHECK}) {
-    pthread_mutex_t m;
-    pthread_mutexattr_settype(&a, type);
-    CHECK(pthread_mutex_init(&m, &a) == 0);
-    CHECK(pthread_mutex_lock(&m) == 0 && pthread_mutex_unlock(&m) == 0);
-    CHECK(pthread_mutex_destroy(&m) == 0);
-  }
-  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_NORMAL);
   pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
   pthread_mutex_t shared;
   CHECK(pthread_mutex_init(&shared, &a) == 0);
@@ -781,6 +784,26 @@ bool child_exited_well(pid_t pid, const char* test, int r, const char* what) {
   return true;
 }
 
+// Forks up to `rounds` children one at a time, each running child() (which exits: its status 0 is
+// the pass), and stops at the first that does not end (`hang` says what that means); then stops and
+// joins `threads` and checks that no child hung. `forking`, where given, is true while fork() runs.
+template <class Child>
+void fork_children(int rounds, const char* test, const char* hang, std::atomic<bool>& stop,
+                   std::vector<std::thread>& threads, std::atomic<bool>* forking, Child child) {
+  int hung = 0;
+  for (int r = 0; r < rounds && hung == 0; ++r) {
+    if (forking != nullptr) *forking = true;
+    const pid_t pid = fork();
+    if (forking != nullptr) *forking = false;  // the parent (the child's threads do not exist)
+    if (pid == 0) child();
+    CHECK(pid > 0);
+    if (!child_exited_well(pid, test, r, hang)) hung = 1;
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  CHECK(hung == 0);
+}
+
 // fork() while other threads start and end, with statistics on (run_preloaded.cmake sets
 // SPINWISE_PRELOAD_STATS): a thread's first lock of a class and its exit take the statistics
 // registry's mutex, and a child whose parent held it at fork hung in exit(), where the statistics
@@ -813,21 +836,12 @@ void fork_while_threads_come_and_go() {
         }).join();
       }
     });
-  int hung = 0;
-  for (int r = 0; r < rounds && hung == 0; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;  // (m may be held by a thread gone here)
-      pthread_mutex_lock(&own);
-      pthread_mutex_unlock(&own);
-      std::exit(0);  // runs the statistics writer
-    }
-    CHECK(pid > 0);
-    if (!child_exited_well(pid, "fork", r, "the child hung in exit()")) hung = 1;
-  }
-  stop = true;
-  for (auto& t : churn) t.join();
-  CHECK(hung == 0);
+  fork_children(rounds, "fork", "the child hung in exit()", stop, churn, nullptr, [] {
+    pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;  // (m may be held by a thread gone here)
+    pthread_mutex_lock(&own);
+    pthread_mutex_unlock(&own);
+    std::exit(0);  // runs the statistics writer
+  });
 }
 
 void cxx_standard_library() {
@@ -922,22 +936,11 @@ void fork_with_the_atfork_pattern() {
         pthread_mutex_unlock(&s_atfork);
       }
     });
-  int hung = 0;
-  for (int r = 0; r < 50 && hung == 0; ++r) {
-    forking = true;
-    const pid_t pid = fork();
-    forking = false;  // the parent (the child's threads do not exist)
-    if (pid == 0) {
-      const int rc = pthread_mutex_lock(&s_atfork);
-      pthread_mutex_unlock(&s_atfork);
-      _exit(rc);
-    }
-    CHECK(pid > 0);
-    if (!child_exited_well(pid, "atfork", r, "the child could not take the mutex")) hung = 1;
-  }
-  stop = true;
-  for (auto& t : ts) t.join();
-  CHECK(hung == 0);
+  fork_children(50, "atfork", "the child could not take the mutex", stop, ts, &forking, [] {
+    const int rc = pthread_mutex_lock(&s_atfork);
+    pthread_mutex_unlock(&s_atfork);
+    _exit(rc);
+  });
 }
 
 // `contend-once`: one contended wait that ends in the kernel. The main thread holds a mutex until

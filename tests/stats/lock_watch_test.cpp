@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "spinwise/runtime/stats_report.hpp"
@@ -77,6 +78,40 @@ sw::tracked_lock contend(const void* lock, Take take, Release release) {
   return w;
 }
 
+// Takes the latch in mode m; drops it.
+void take(modes_latch& l, sw::lock_mode m) {
+  switch (m) {
+    case sw::lock_mode::x:
+      return l.lock();
+    case sw::lock_mode::s:
+      return l.lock_shared();
+    case sw::lock_mode::sx:
+      return l.lock_sx();
+  }
+}
+void drop(modes_latch& l, sw::lock_mode m) {
+  switch (m) {
+    case sw::lock_mode::x:
+      return l.unlock();
+    case sw::lock_mode::s:
+      return l.unlock_shared();
+    case sw::lock_mode::sx:
+      return l.unlock_sx();
+  }
+}
+
+// A request in mode `want` behind the caller's hold in mode `held`: the wait the lock graph listed.
+sw::tracked_lock wait_behind(modes_latch& l, sw::lock_mode held, sw::lock_mode want) {
+  take(l, held);
+  return contend(
+      &l,
+      [&] {
+        take(l, want);
+        drop(l, want);
+      },
+      [&] { drop(l, held); });
+}
+
 const sw::lock_stats_counts& mode_of(const sw::lock_class_stats& c, sw::lock_mode m) {
   return c.totals.mode(m);
 }
@@ -99,30 +134,9 @@ TEST(LockModes, ScriptedSxContentionCountsEachModeExactly) {
   l.lock();
   l.unlock();
   // An S request behind X, an SX request behind X, an X request behind S.
-  l.lock();
-  const sw::tracked_lock ws = contend(
-      &l,
-      [&] {
-        l.lock_shared();
-        l.unlock_shared();
-      },
-      [&] { l.unlock(); });
-  l.lock();
-  const sw::tracked_lock wsx = contend(
-      &l,
-      [&] {
-        l.lock_sx();
-        l.unlock_sx();
-      },
-      [&] { l.unlock(); });
-  l.lock_shared();
-  const sw::tracked_lock wx = contend(
-      &l,
-      [&] {
-        l.lock();
-        l.unlock();
-      },
-      [&] { l.unlock_shared(); });
+  const sw::tracked_lock ws = wait_behind(l, sw::lock_mode::x, sw::lock_mode::s);
+  const sw::tracked_lock wsx = wait_behind(l, sw::lock_mode::x, sw::lock_mode::sx);
+  const sw::tracked_lock wx = wait_behind(l, sw::lock_mode::s, sw::lock_mode::x);
   sw::class_stats<modes_class>::set_tracking(false);
   EXPECT_EQ(ws.mode, sw::lock_mode::s);
   EXPECT_EQ(wsx.mode, sw::lock_mode::sx);
@@ -304,19 +318,26 @@ TEST(StatsSwitches, BadSwitchesApplyNothing) {
 
 namespace {
 
+// Watchdog options: a wait is stuck after `stuck_after_ms`, polled every `poll_ms`, reported to
+// `on_stuck`.
+template <class OnStuck>
+sw::watchdog_options watch_options(std::uint32_t stuck_after_ms, std::uint32_t poll_ms, OnStuck on_stuck) {
+  sw::watchdog_options o;
+  o.stuck_after_ms = stuck_after_ms;
+  o.poll_ms = poll_ms;
+  o.on_stuck = std::move(on_stuck);
+  return o;
+}
+
 struct collected {
   std::mutex mu;
   std::vector<sw::stuck_wait_report> reports;
   // Watchdog options whose callback keeps every report here.
   sw::watchdog_options options(std::uint32_t stuck_after_ms, std::uint32_t poll_ms) {
-    sw::watchdog_options o;
-    o.stuck_after_ms = stuck_after_ms;
-    o.poll_ms = poll_ms;
-    o.on_stuck = [this](const sw::stuck_wait_report& r) {
+    return watch_options(stuck_after_ms, poll_ms, [this](const sw::stuck_wait_report& r) {
       std::lock_guard<std::mutex> g(mu);
       reports.push_back(r);
-    };
-    return o;
+    });
   }
   std::size_t size() {
     std::lock_guard<std::mutex> g(mu);
@@ -413,13 +434,10 @@ TEST(Watchdog, ACallbackThatThrowsIsReportedAndTheLockKeepsWorking) {
   sw::class_stats<watch_class>::set_tracking(true);
   watch_latch l;
   std::atomic<int> calls{0};
-  sw::watchdog_options o;
-  o.stuck_after_ms = 5;
-  o.poll_ms = 1;
-  o.on_stuck = [&](const sw::stuck_wait_report&) {
+  const sw::watchdog_options o = watch_options(5, 1, [&](const sw::stuck_wait_report&) {
     ++calls;
     throw std::runtime_error("the engine's logger is down");
-  };
+  });
   const std::uint64_t errors = sw::watchdog_callback_errors();
   ASSERT_FALSE(sw::start_watchdog(o));
   for (int round = 1; round <= 2; ++round) {  // the watchdog goes on after a throw
@@ -448,13 +466,10 @@ TEST(Watchdog, ACallbackThatStopsItLetsItLeaveAndStartAgain) {
   sw::class_stats<watch_class>::set_tracking(true);
   watch_latch l;
   std::atomic<int> calls{0};
-  sw::watchdog_options o;
-  o.stuck_after_ms = 5;
-  o.poll_ms = 1;
-  o.on_stuck = [&](const sw::stuck_wait_report&) {
+  sw::watchdog_options o = watch_options(5, 1, [&](const sw::stuck_wait_report&) {
     ++calls;
     sw::stop_watchdog();
-  };
+  });
   ASSERT_FALSE(sw::start_watchdog(o));
   l.lock();
   std::thread waiter([&] {
