@@ -2,13 +2,13 @@
 // hybrid_shared_mutex: a reader-writer lock that spins, yields once, then parks on a futex
 // (SharedTimedLockable: the timed calls take a time point of any clock).
 //
-// Fairness is spin_shared_mutex's: a writer reserves the lock (no new reader enters) and then waits
-// for the readers inside to leave, so readers cannot starve it; readers that find a writer
-// inside or draining queue and enter by themselves once it leaves; a queued reader that spent
-// its spin budget starts a readers' turn, and no writer reserves again until every queued reader
-// has entered (or given up, if timed), so writers cannot starve readers either. The lock never hands itself
-// to a waiting thread (which may be asleep or preempted): each one enters by itself when it runs. Writers
-// among themselves race for the reservation (no FIFO).
+// The reader/writer protocol is spin_shared_mutex's, written once in detail/rw_protocol.hpp (with
+// its state diagram): a writer reserves the lock (no new reader enters) and then waits for the
+// readers inside to leave, so readers cannot starve it; a queued reader that spent its spin budget
+// starts a readers' turn, and no writer reserves again until every queued reader has entered (or
+// given up, if timed), so writers cannot starve readers either. The lock never hands itself to a
+// waiting thread (which may be asleep or preempted). This lock is that protocol with the wait
+// below, which sleeps, and so its waits can give up at a deadline.
 //
 // Waiting follows InnoDB: Policy rounds of randomized relax delays (time_policy by default:
 // InnoDB's shape with the unit in nanoseconds, under this lock's knobs), one yield, then sleep in
@@ -36,25 +36,16 @@
 //
 // Invariant, besides the word's: a queued reader sleeps only once S is set.
 //
-// States (W, r = readers inside, k = queued readers) and transitions:
-//
-//           lock_shared: r+1 (a queued reader: r+1, k-1)        lock: reserve      drained
-//   (0,r,k) <---------------------------------------> (0,r,k)   (0,r,k) -------> (1,r,k) ----> (1,0,k)
-//             unlock_shared: r-1                       (wakes WP when r reaches 0 under W)
-//   (1,r,k)   --lock_shared: k+1 (queue)--> (1,r,k+1)
-//   (.,.,k>0) --a queued reader's budget runs out--> S = 1 (then it yields once and sleeps)
-//   (1,0,k,S)   --unlock--> (0,0,k,S)             wakes RP, and WP unless S; queued readers
-//                                                 enter by themselves; with S no writer reserves
-//   (W,r,1,S=1) --the last queued reader enters (W = 0) or gives up--> (W,r+1 or r,0,S=0)  wakes WP
-//   (1,r,k)     --the draining writer times out--> (0,r,k)   wakes RP, and WP unless S
+// What a sleeper waits for, and who wakes it (the protocol's transitions, rw_protocol.hpp):
+//   a reader sleeps (on RP) for W clear, only once S is set: woken by unlock, and by a draining
+//     writer that withdraws at its deadline;
+//   a writer sleeps (on WP) for W and S clear: woken by unlock and a withdrawn reservation unless
+//     S is set, and by the queued reader whose entering (or giving up) ends the readers' turn;
+//     and once it reserved, for no reader inside: woken by the unlock_shared that leaves none.
 //
 // Sleeping and waking: detail/futex_park.hpp's protocol (and its proof), with RP on reader_seq_
-// for readers and WP on writer_seq_ for writers. A reader waits for "W clear", a writer for "W
-// and S clear" and then, once it reserved, for "no reader inside"; the transitions marked
-// "wakes" above are the wakers.
-//
-// Memory order: entering is an acquire RMW or load (for a draining writer, of "no reader
-// inside") that pairs with the release RMW it observes.
+// for readers and WP on writer_seq_ for writers; the wakers above clear the bit in their RMW
+// (acq_rel: the acquire orders a sleeper's parked-bit CAS before the wake).
 
 #include <atomic>
 #include <chrono>
@@ -63,9 +54,7 @@
 
 #include "spinwise/config.hpp"
 #include "spinwise/detail/futex_park.hpp"
-#include "spinwise/detail/lock_shell.hpp"
-#include "spinwise/detail/rw_word.hpp"
-#include "spinwise/detail/wait_core.hpp"
+#include "spinwise/detail/rw_protocol.hpp"
 #include "spinwise/innodb_policy.hpp"  // the exact MySQL replay, selected by name
 #include "spinwise/time_policy.hpp"
 
@@ -73,242 +62,85 @@ namespace spinwise {
 
 namespace detail {
 
-// The algorithm (the shell, detail/lock_shell.hpp, makes it a lock). Timed calls wait as lock()
-// does and withdraw at their deadline.
-template <class Policy>
-class hybrid_shared_raw : public raw_lock {
- public:
-  using policy = Policy;
+// How a hybrid_shared_mutex waiter waits (detail/rw_protocol.hpp's Wait): park_episodes, Policy
+// rounds, one yield, then a sleep on the waiter's own futex word (readers on reader_seq_ and RP,
+// writers on writer_seq_ and WP) until a release may have let it in; a fresh round after each
+// wake-up. Its waits can give up at a deadline, so the timed calls wait as lock() does.
+struct rw_park_wait : rw_wait_kind<4, true, park_episodes> {
+  std::atomic<std::uint64_t> state_{0};
+  std::atomic<std::uint32_t> reader_seq_{0};
+  std::atomic<std::uint32_t> writer_seq_{0};
 
-  // Racy snapshots: a writer inside (or reserved, draining the readers); a reader inside.
-  bool is_locked() const noexcept { return word::writer_holds(state_.load(std::memory_order_relaxed)); }
-  bool is_locked_shared() const noexcept {
-    return word::readers_hold(state_.load(std::memory_order_relaxed));
-  }
-
- protected:
-  static constexpr bool kTimedWaits = true;
-  static constexpr bool kTimedSharedWaits = true;
-
-  // --- exclusive ----------------------------------------------------------------------------
-
-  // acquire pairs with the release in release / release_shared.
-  bool acquire_fast() noexcept {
-    std::uint64_t s;
-    return word::try_enter_writer(state_, s);
-  }
-  bool try_acquire() noexcept { return word::try_lock(state_); }
+  static constexpr std::uint64_t kReadersParked = 4;
+  static constexpr std::uint64_t kWritersParked = 8;
 
   void release() noexcept {
     // (W, RP): 1,x -> 0,0, and (WP): x -> 0 unless a readers' turn is on (sleeping writers could
     // not reserve yet; the reader that ends the turn wakes them). release pairs with the acquire
     // of whoever enters next; acquire orders the sleepers' parked-bit CAS before our wake (file top).
-    std::uint64_t s = kWriter;  // guess: nobody waits; a failed CAS loads the real value
+    std::uint64_t s = word::kWriter;  // guess: nobody waits; a failed CAS loads the real value
     while (
         !state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel, std::memory_order_relaxed)) {
     }
     wake_after_release(s);
   }
 
-  template <class Stats, class Deadline>
-  SPINWISE_COLD bool acquire_slow(const Deadline& d, lock_site site) noexcept {
-    park_episodes<Policy, Stats> wt(this, lock_mode::x, site);
-    for (;;) {  // Reserve: wait for no writer inside or draining and no readers' turn, then take W;
-                // no reader enters after.
-      std::uint64_t s = state_.load(std::memory_order_relaxed);
-      if (writer_may_reserve(s)) {
-        // A deadline that has passed makes this a try_lock(): enter only if no reader is inside,
-        // never reserve (a reservation would turn readers away and then be withdrawn, waking
-        // everyone, for nothing).
-        if (Deadline::kTimed && !drained(s) && d.expired()) return false;
-        // (W): 0 -> 1; acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, s | kWriter, std::memory_order_acquire,
-                                         std::memory_order_relaxed))
-          break;
-        continue;
-      }
-      if (d.expired()) return false;
-      if (!wt.pause(now(writer_may_reserve)))
-        wt.next_episode(park(writer_seq_, kWritersParked, writer_may_reserve, d));
-    }
-    for (;;) {  // Drain: wait for the readers inside to leave.
-      // acquire pairs with the release in the readers' unlock_shared.
-      if (drained(state_.load(std::memory_order_acquire))) break;
-      if (d.expired()) {
-        if (!withdraw_reservation()) return false;
-        break;
-      }
-      if (!wt.pause(now(drained))) wt.next_episode(park(writer_seq_, kWritersParked, drained, d));
-    }
-    wt.entered();
-    return true;
-  }
-
-  // --- shared -------------------------------------------------------------------------------
-
-  // acquire pairs with the release in release().
-  first_try<std::uint64_t> acquire_shared_fast() noexcept {
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    const bool ok = word::try_enter_reader(state_, s);
-    return {ok, s};
-  }
-  // Fails while a writer is inside or draining the readers (writer preference), never
-  // spuriously otherwise.
-  bool try_acquire_shared() noexcept { return word::try_lock_shared(state_); }
-
   void release_shared() noexcept {
     // (readers): n -> n-1; release pairs with the acquire of the writer that drains them.
-    const std::uint64_t old = state_.fetch_sub(kReaderOne, std::memory_order_release);
-    if (SPINWISE_UNLIKELY((old & (kReaderMask | kWriter | kWritersParked)) ==
-                          (kReaderOne | kWriter | kWritersParked))) {
+    const std::uint64_t old = state_.fetch_sub(word::kReaderOne, std::memory_order_release);
+    if (SPINWISE_UNLIKELY((old & (word::kReaderMask | word::kWriter | kWritersParked)) ==
+                          (word::kReaderOne | word::kWriter | kWritersParked))) {
       wake_writers();  // the last reader left under a draining writer that may sleep
     }
   }
 
-  // s: the word lock_shared()'s failed first attempt saw; a timed call starts from a fresh load.
-  template <class Stats, class Deadline>
-  SPINWISE_COLD bool acquire_shared_slow(const Deadline& d, lock_site site) noexcept {
-    return acquire_shared_slow<Stats>(d, site, state_.load(std::memory_order_relaxed));
-  }
-  template <class Stats, class Deadline>
-  SPINWISE_COLD bool acquire_shared_slow(const Deadline& d, lock_site site, std::uint64_t s) noexcept {
-    park_episodes<Policy, Stats> wt(this, lock_mode::s, site);
-    const auto entered = [&wt] {
-      wt.entered();
-      return true;
-    };
-    for (;;) {  // enter if no writer is inside or draining, else queue
-      if (reader_may_enter(s)) {
-        // (W, readers): 0,n -> 0,n+1; acquire pairs with the release in unlock.
-        if (state_.compare_exchange_weak(s, s + kReaderOne, std::memory_order_acquire,
-                                         std::memory_order_relaxed)) {
-          return entered();
-        }
-        continue;
-      }
-      if (d.expired()) return false;
-      // (queued): k -> k+1
-      if (state_.compare_exchange_weak(s, s + kQueuedOne, std::memory_order_relaxed)) break;
-    }
-    for (;;) {
-      s = state_.load(std::memory_order_relaxed);
-      if (reader_may_enter(s)) {
-        // W cleared: enter by ourselves, (readers, queued): n,k -> n+1,k-1 (S -> 0 with k = 1);
-        // acquire pairs with the release in unlock.
-        if (leave_queue(s, word::self_admitted(s))) return entered();
-        continue;
-      }
-      if (d.expired()) return withdraw_reader() && entered();
-      // Budget spent: (S): 0 -> 1, so that no writer reserves after this one until the queued
-      // readers have entered; a reader sleeps only after this. Strong CAS: a test relies on S
-      // being set once the budget is seen spent in a quiet word.
-      if (!(s & kReadersTurn) && wt.w.is_completed()) {
-        state_.compare_exchange_strong(s, s | kReadersTurn, std::memory_order_relaxed);
-        continue;
-      }
-      if (!wt.pause(now(reader_may_enter)))
-        wt.next_episode(park(reader_seq_, kReadersParked, reader_may_enter, d));
-    }
-  }
-
- private:
-  using word = rw_word<4>;
-  static constexpr std::uint64_t kWriter = word::kWriter;
-  static constexpr std::uint64_t kReadersTurn = word::kReadersTurn;
-  static constexpr std::uint64_t kReadersParked = 4;
-  static constexpr std::uint64_t kWritersParked = 8;
-  static constexpr std::uint64_t kReaderOne = word::kReaderOne;
-  static constexpr std::uint64_t kQueuedOne = word::kQueuedOne;
-  static constexpr std::uint64_t kReaderMask = word::kReaderMask;
-
-  static constexpr bool writer_may_reserve(std::uint64_t s) noexcept { return word::writer_may_reserve(s); }
-  static constexpr bool reader_may_enter(std::uint64_t s) noexcept { return word::reader_may_enter(s); }
-  static constexpr bool drained(std::uint64_t s) noexcept { return word::drained(s); }
-
   // The word after a writer gives W up: readers may enter (RP cleared: they are woken); writers
   // may reserve unless a readers' turn is on (WP cleared and woken only then).
   static constexpr std::uint64_t released(std::uint64_t s) noexcept {
-    return s & ~(kWriter | kReadersParked | ((s & kReadersTurn) ? 0 : kWritersParked));
+    return s & ~(word::kWriter | kReadersParked | ((s & word::kReadersTurn) ? 0 : kWritersParked));
   }
 
   // Step b of the wake protocol for a release of `old` (the word before it).
   void wake_after_release(std::uint64_t old) noexcept {
-    if (old & kReadersParked) wake(reader_seq_);
-    if ((old & (kWritersParked | kReadersTurn)) == kWritersParked) wake(writer_seq_);
-  }
-
-  static void wake(std::atomic<std::uint32_t>& seq) noexcept { wake_sleepers(seq); }
-
-  SPINWISE_COLD void wake_writers() noexcept {
-    // (WP): 1 -> 0; acquire: see the file top.
-    if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked) wake(writer_seq_);
-  }
-
-  // "ready(word) holds now", for a spin round to end early on where the policy hands off promptly.
-  template <class Ready>
-  auto now(Ready ready) const noexcept {
-    return [this, ready] { return ready(state_.load(std::memory_order_relaxed)); };
-  }
-
-  // Sleeps until ready(word) may hold (detail/futex_park.hpp); true if it slept.
-  template <class Ready, class Deadline>
-  bool park(std::atomic<std::uint32_t>& seq, std::uint64_t parked_bit, Ready ready,
-            const Deadline& d) noexcept {
-    return detail::park(state_, seq, parked_bit, ready, d);
-  }
-
-  // A draining writer's deadline passed. Keeps the lock if the readers have left after all;
-  // otherwise gives W up. The queued readers enter by themselves, so the sleeping ones are woken.
-  SPINWISE_COLD bool withdraw_reservation() noexcept {
-    std::uint64_t s = state_.load(std::memory_order_acquire);
-    for (;;) {
-      if (drained(s)) return true;  // acquire pairs with the readers' unlock_shared
-      // As unlock; acq_rel: release for the readers that enter, acquire for the sleep protocol.
-      if (state_.compare_exchange_weak(s, released(s), std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) {
-        break;
-      }
-    }
-    wake_after_release(s);
-    return false;
+    if (old & kReadersParked) wake_sleepers(reader_seq_);
+    if ((old & (kWritersParked | word::kReadersTurn)) == kWritersParked) wake_sleepers(writer_seq_);
   }
 
   // A queued reader leaves the queue (CAS from `s` to `next`, acquire). When that ends a readers'
   // turn, writers that sleep until it ends are woken: (WP): 1 -> 0 in the same CAS.
   bool leave_queue(std::uint64_t& s, std::uint64_t next) noexcept {
-    const bool ends_turn = (s & kReadersTurn) != 0 && (next & kReadersTurn) == 0;
+    const bool ends_turn = (s & word::kReadersTurn) != 0 && (next & word::kReadersTurn) == 0;
     if (ends_turn) next &= ~kWritersParked;
     if (!state_.compare_exchange_weak(s, next,
                                       ends_turn ? std::memory_order_acq_rel : std::memory_order_acquire,
                                       std::memory_order_relaxed)) {
       return false;
     }
-    if (ends_turn && (s & kWritersParked)) wake(writer_seq_);
+    if (ends_turn && (s & kWritersParked)) wake_sleepers(writer_seq_);
     return true;
   }
 
-  // A queued reader's deadline passed. W may have cleared meanwhile: then it enters after all.
-  SPINWISE_COLD bool withdraw_reader() noexcept {
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
-    for (;;) {
-      if (reader_may_enter(s)) {
-        if (leave_queue(s, word::self_admitted(s))) return true;
-        continue;
-      }
-      // (queued): k -> k-1, and S -> 0 with k = 1 (the turn ends with the last queued reader)
-      if (leave_queue(s, word::dequeued(s))) return false;
-    }
+  // A round while the budget lasts (ended early once ready(word) holds, where the policy hands
+  // off promptly), the episode's yield, and then a sleep until ready(word) may hold
+  // (detail/futex_park.hpp) and a fresh episode.
+  template <class Waiter, class Ready, class Deadline>
+  void pause(Waiter& wt, rw_role who, Ready ready, const Deadline& d) noexcept {
+    if (wt.pause([this, ready] { return ready(state_.load(std::memory_order_relaxed)); })) return;
+    wt.next_episode(who == rw_role::reader ? park(state_, reader_seq_, kReadersParked, ready, d)
+                                           : park(state_, writer_seq_, kWritersParked, ready, d));
   }
 
-  std::atomic<std::uint64_t> state_{0};
-  std::atomic<std::uint32_t> reader_seq_{0};
-  std::atomic<std::uint32_t> writer_seq_{0};
+  SPINWISE_COLD void wake_writers() noexcept {
+    // (WP): 1 -> 0; acquire: see the file top.
+    if (state_.fetch_and(~kWritersParked, std::memory_order_acq_rel) & kWritersParked)
+      wake_sleepers(writer_seq_);
+  }
 };
 
 }  // namespace detail
 
 template <class Policy, class Stats = no_stats>
-using hybrid_shared_mutex_t = detail::shared_lock_shell<detail::hybrid_shared_raw<Policy>, Stats>;
+using hybrid_shared_mutex_t = detail::shared_lock_shell<detail::rw_raw<Policy, detail::rw_park_wait>, Stats>;
 
 struct hybrid_shared_mutex_tag;
 

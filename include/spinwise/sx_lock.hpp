@@ -64,6 +64,7 @@
 // Clang's thread-safety analysis has only shared and exclusive: SX is shared there.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -147,9 +148,11 @@ class sx_raw : public raw_lock {
     check_held(old, kX, "unlock()", "X");
     if (old & kParked) wake();
   }
-  // X holds the SX token too (file top).
+  // X and SX hold the SX token (file top).
   void x_held(unsigned f) noexcept { token_acquired(f); }
   void x_releasing() noexcept { token_released(); }
+  void sx_held(unsigned f) noexcept { token_acquired(f); }
+  void sx_releasing() noexcept { token_released(); }
 
   // --- S ------------------------------------------------------------------------------------
 
@@ -341,38 +344,41 @@ class sx_raw : public raw_lock {
 // sx_lock: the S and X modes from the shell, and SX with its upgrade and downgrade.
 template <class Policy, class Stats>
 class SPINWISE_CAPABILITY("mutex") sx_latch : public shared_lock_shell<sx_raw<Policy>, Stats> {
+  using base = shared_lock_shell<sx_raw<Policy>, Stats>;
+  using typename base::sx_mode;
+
  public:
   template <class Class>
   using with_stats = sx_latch<Policy, class_stats<Class>>;
 
-  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() { lock_sx(lock_site{}); }
+  void lock_sx() noexcept SPINWISE_ACQUIRE_SHARED() { base::template enter<sx_mode>(*this, lock_site{}); }
   void lock_sx(lock_site site) noexcept SPINWISE_ACQUIRE_SHARED() {
-    tsan::pre_lock(this, tsan::kReadLock);
-    if (SPINWISE_UNLIKELY(!this->acquire_sx_fast())) this->template acquire_sx_slow<Stats>(site);
-    Stats::on_acquire(this, lock_mode::sx, site);
-    tsan::post_lock(this, tsan::kReadLock);
-    this->token_acquired(0);
+    base::template enter<sx_mode>(*this, site);
   }
 
   [[nodiscard]] bool try_lock_sx() noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    return try_lock_sx(lock_site{});
+    return base::template try_enter<sx_mode>(*this, {});
   }
   [[nodiscard]] bool try_lock_sx(lock_site site) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
-    tsan::pre_lock(this, tsan::kReadLock | tsan::kTryLock);
-    const bool ok = this->try_acquire_sx();
-    if (ok) Stats::on_acquire(this, lock_mode::sx, site);
-    tsan::post_lock(this, try_flags(tsan::kReadLock, ok));
-    if (ok) this->token_acquired(tsan::kTryLock);
-    return ok;
+    return base::template try_enter<sx_mode>(*this, site);
   }
 
-  void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() {
-    Stats::on_release(this, lock_mode::sx);
-    this->token_released();
-    tsan::pre_unlock(this, tsan::kReadLock);
-    this->release_sx();
-    tsan::post_unlock(this, tsan::kReadLock);
+  // Timed SX, as the timed S and X calls: a wait at most `rel` (steady_clock) or until `at` (any
+  // clock), false only once that time has passed; one that has passed makes it a try_lock_sx().
+  // The wait polls try_lock_sx between the policy's rounds, then a yield per poll (it never
+  // sleeps): lock_shell.hpp's poll_until.
+  template <class Rep, class Period>
+  [[nodiscard]] bool try_lock_sx_for(const std::chrono::duration<Rep, Period>& rel,
+                                     lock_site site = {}) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    return base::template enter_until<sx_mode>(*this, deadline_after(rel), site);
   }
+  template <class Clock, class Duration>
+  [[nodiscard]] bool try_lock_sx_until(const std::chrono::time_point<Clock, Duration>& at,
+                                       lock_site site = {}) noexcept SPINWISE_TRY_ACQUIRE_SHARED(true) {
+    return base::template enter_until<sx_mode>(*this, at, site);
+  }
+
+  void unlock_sx() noexcept SPINWISE_RELEASE_SHARED() { base::template leave<sx_mode>(*this); }
 
   // SX -> X without releasing. From the call on, new S, SX and X requests wait; returns once the
   // S holders inside have left.

@@ -118,6 +118,27 @@ TYPED_TEST(SxLatch, CompatibilityMatrixByTryLock) {
   l.unlock();
 }
 
+// With `held` held, another thread's request for `wanted` (enter(): true once it holds it, and
+// then it releases) waits, and gets in once `held` is released.
+template <class L, class Enter>
+void waits_then_enters(L& l, mode held, mode wanted, Enter enter) {
+  acquire(l, held);
+  std::atomic<bool> started{false}, entered{false};
+  std::thread t([&] {
+    started.store(true);
+    if (enter()) {
+      entered.store(true);
+      release(l, wanted);
+    }
+  });
+  ASSERT_TRUE(eventually([&] { return started.load(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // room to misbehave; not a timing assertion
+  EXPECT_FALSE(entered.load()) << name(wanted) << " entered while " << name(held) << " was held";
+  release(l, held);
+  t.join();
+  EXPECT_TRUE(entered.load()) << name(wanted) << " was never admitted after " << name(held) << " left";
+}
+
 // Bug guarded: a blocking request of an incompatible mode that gets in anyway, or that is not
 // woken when the holder leaves. Every incompatible pair, each request blocking in another thread.
 TYPED_TEST(SxLatch, IncompatibleRequestsWaitAndEnterAfterRelease) {
@@ -126,22 +147,68 @@ TYPED_TEST(SxLatch, IncompatibleRequestsWaitAndEnterAfterRelease) {
   for (mode held : kModes) {
     for (mode wanted : kModes) {
       if (compatible(held, wanted)) continue;
-      acquire(l, held);
-      std::atomic<bool> started{false}, entered{false};
-      std::thread t([&] {
-        started.store(true);
+      waits_then_enters(l, held, wanted, [&] {
         acquire(l, wanted);
-        entered.store(true);
-        release(l, wanted);
+        return true;
       });
-      ASSERT_TRUE(eventually([&] { return started.load(); }));
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // room to misbehave; not a timing assertion
-      EXPECT_FALSE(entered.load()) << name(wanted) << " entered while " << name(held) << " was held";
-      release(l, held);
-      EXPECT_TRUE(eventually([&] { return entered.load(); }))
-          << name(wanted) << " was never admitted after " << name(held) << " left";
-      t.join();
     }
+  }
+}
+
+// Bug guarded: a timed SX call that takes another mode (the shell's S or X sequence instead of
+// SX's), or that does not give up: against each held mode, a timed SX request from another
+// thread gets in exactly where try_lock_sx does, whatever the deadline (0, past, a few ms, on
+// any clock), and fails no earlier than its deadline otherwise.
+TYPED_TEST(SxLatch, TimedSxFollowsTheMatrix) {
+  using std::chrono::milliseconds;
+  TypeParam l;
+  for (mode held : kModes) {
+    acquire(l, held);
+    const bool want = compatible(held, mode::SX);
+    const auto timed = [&](auto call) {
+      return spinwise_test::in_other_thread([&] {
+        const bool got = call();
+        if (got) l.unlock_sx();
+        return got;
+      });
+    };
+    EXPECT_EQ(timed([&] { return l.try_lock_sx_for(milliseconds(0)); }), want) << name(held) << " held";
+    EXPECT_EQ(timed([&] { return l.try_lock_sx_for(milliseconds(-1)); }), want) << name(held) << " held";
+    EXPECT_EQ(timed([&] { return l.try_lock_sx_until(std::chrono::steady_clock::now() - milliseconds(1)); }),
+              want)
+        << name(held) << " held";
+    const auto at = std::chrono::system_clock::now() + milliseconds(3);
+    EXPECT_EQ(timed([&] {
+                const bool got = l.try_lock_sx_until(at);
+                if (!got) {
+                  EXPECT_GE(std::chrono::system_clock::now(), at) << "gave up before its deadline";
+                }
+                return got;
+              }),
+              want)
+        << name(held) << " held";
+    EXPECT_EQ(timed([&] { return l.try_lock_sx_for(milliseconds(3)); }), want) << name(held) << " held";
+    release(l, held);
+  }
+  // Nothing left behind: every mode is free.
+  EXPECT_TRUE(l.try_lock());
+  l.unlock();
+}
+
+// Bug guarded: a timed SX wait that misses the release it waits for, or enters while SX or X is
+// still held. The holder leaves only once the waiter has started; the deadline is far away.
+TYPED_TEST(SxLatch, TimedSxEntersAfterRelease) {
+  spinwise_test::watchdog dog("TimedSxEntersAfterRelease");
+  TypeParam l;
+  for (mode held : {mode::SX, mode::X}) {
+    waits_then_enters(l, held, mode::SX, [&] {
+      const bool got = l.try_lock_sx_for(std::chrono::minutes(5));
+      EXPECT_TRUE(got) << "timed SX gave up although " << name(held) << " was released";
+      if (got) {
+        EXPECT_FALSE(l.try_lock()) << "X free while the timed SX holds";
+      }
+      return got;
+    });
   }
 }
 

@@ -1,7 +1,8 @@
 /*
  * hybrid_shared_mutex.pml: the reservation, drain, readers' turn and park/wake protocol of
- * include/spinwise/hybrid_shared_mutex.hpp (with the word of detail/rw_word.hpp and the sleep
- * protocol of detail/futex_park.hpp), checked exhaustively by SPIN
+ * hybrid_shared_mutex: the reader/writer protocol include/spinwise/detail/rw_protocol.hpp with
+ * the parking wait rw_park_wait (include/spinwise/hybrid_shared_mutex.hpp), the word of
+ * detail/rw_word.hpp and the sleep protocol of detail/futex_park.hpp, checked exhaustively by SPIN
  * (tests/models/run_models.sh; docs/model-checking.md).
  *
  * Safety: three threads, bounded iterations, two configurations (spin -DCONFIG=1 or 2; pan

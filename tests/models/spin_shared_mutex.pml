@@ -1,7 +1,8 @@
 /*
- * spin_shared_mutex.pml: the writer reservation, the drain and the readers' turn of
- * include/spinwise/spin_shared_mutex.hpp (rw_spinlock until 0.2.0), checked exhaustively by SPIN
- * (tests/models/run_models.sh; docs/model-checking.md).
+ * spin_shared_mutex.pml: the writer reservation, the drain and the readers' turn of the
+ * reader/writer protocol include/spinwise/detail/rw_protocol.hpp with spin_shared_mutex's wait
+ * (rw_spin_wait, include/spinwise/spin_shared_mutex.hpp; rw_spinlock until 0.2.0), checked
+ * exhaustively by SPIN (tests/models/run_models.sh; docs/model-checking.md).
  *
  * Lock word state_ (64 bits): W (bit 0), S (bit 1: readers' turn), readers inside, queued
  * readers. The lock never parks: every wait is a poll loop.
