@@ -342,11 +342,11 @@ void profile_table::for_each_total(total_sink sink, void* arg) {
   }
   const auto t = std::make_unique<totals>();  // ~1.7 KB: not on the stack of a thread at exit
   std::vector<std::uint32_t> gens;
+  const std::vector<named> none;  // the slots of an entry no share names
   for (std::size_t i = 0; i < slots; ++i) {
     if (g_table.keys[i].load(std::memory_order_acquire) == 0) continue;
     const entry& e = g_table.entries[i];
     const auto it = by_entry.find(i);
-    const std::vector<named> none;
     const std::vector<named>& mine = it != by_entry.end() ? it->second : none;
     for (int attempt = 0; attempt < 4; ++attempt) {
       gens.clear();

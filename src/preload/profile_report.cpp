@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
-#include <memory>
 #include <string>
 
 #include "interposer.hpp"
