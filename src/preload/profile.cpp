@@ -10,8 +10,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +26,8 @@ __thread const void* tl_caller __attribute__((tls_model("initial-exec")));
 __thread const void* tl_waiting __attribute__((tls_model("initial-exec")));
 __thread const void* tl_held __attribute__((tls_model("initial-exec")));
 __thread std::uint32_t tl_acquired __attribute__((tls_model("initial-exec")));
+__thread int tl_holding __attribute__((tls_model("initial-exec")));
+__thread std::uint8_t tl_pending __attribute__((tls_model("initial-exec")));
 
 namespace profile_table {
 table g_table;
@@ -112,10 +116,14 @@ std::size_t site_of(entry& e, const void* caller_address) noexcept {
   return kSites;
 }
 
+// Writes only what is new: a record of a lock both CPUs wait on reads the entry's first line, and
+// a write there on every record (even a compare-exchange that fails takes the line) moved it
+// between the CPUs each time.
 void note_kind(entry& e, object_kind kind) noexcept {
   const auto k = static_cast<std::uint8_t>(kind);
   std::uint8_t none = 0;
-  e.kind.compare_exchange_strong(none, k, std::memory_order_relaxed);
+  if (e.kind.load(std::memory_order_relaxed) == 0)
+    e.kind.compare_exchange_strong(none, k, std::memory_order_relaxed);
   const auto bit = static_cast<std::uint8_t>(1u << k);
   if ((e.kinds.load(std::memory_order_relaxed) & bit) == 0) e.kinds.fetch_or(bit, std::memory_order_relaxed);
 }
@@ -240,7 +248,14 @@ void give_back(share_slot& slot) noexcept {
 
 // At a thread's exit: its share is free for the next thread, slots and figures as they are (each
 // slot names its entry, so its figures count there still, and the next owner adds to them).
+// The records a thread kept for want of releasing its last profiled lock are made first (the
+// statistics' part into their class's overflow block: the thread's shards went at its exit).
 void release_share(void* p) noexcept {
+  if (tl_pending != 0) {
+    ++tl_inside;
+    profile_flush();
+    --tl_inside;
+  }
   tl_share = no_share();  // a later key destructor's lock calls record into the entries
   static_cast<share*>(p)->owned.store(0, std::memory_order_release);
 }
@@ -368,7 +383,10 @@ void profile_table::for_each_total(total_sink sink, void* arg) {
 
 // --- the records (profile.hpp) -----------------------------------------------------------------
 
-void profile_wait(const void* object, object_kind kind, const void* caller, const wait_record& r) noexcept {
+namespace {
+
+void record_lock_wait_now(const void* object, object_kind kind, const void* caller,
+                          const wait_record& r) noexcept {
   entry* e = find(object, true);
   if (e == nullptr) {
     overflow_counts& o = g_table.overflow;
@@ -382,6 +400,77 @@ void profile_wait(const void* object, object_kind kind, const void* caller, cons
   note_kind(*e, kind);
   const std::size_t site = site_of(*e, caller);
   record(*e, [&](figures& f, auto to) noexcept { record_lock_wait<decltype(to)>(f, site, r); });
+}
+
+void record_wake_now(const void* cond, bool broadcast, long woken) noexcept {
+  entry* e = find(cond, true);
+  if (e == nullptr) {
+    add(g_table.overflow.wakes, 1);
+    return;
+  }
+  note_kind(*e, object_kind::cond);
+  record(*e, [&](figures& f, auto to) noexcept { record_wake<decltype(to)>(f, broadcast, woken); });
+}
+
+// A record kept until this thread holds no profiled lock (profile.hpp): a lock's wait with its
+// class's hook, or a condition's wake-up (counted == nullptr).
+struct pending_record {
+  const void* object;
+  const void* caller;
+  class_wait_hook counted;
+  wait_record r;
+  lock_mode mode;
+  object_kind kind;
+  bool broadcast;
+  long woken;
+};
+static_assert(std::is_trivially_copyable_v<pending_record>, "kept as bytes");
+// As bytes: __thread wants no initializer, and wait_record's members have theirs.
+alignas(pending_record) __thread unsigned char tl_kept[kPending * sizeof(pending_record)]
+    __attribute__((tls_model("initial-exec")));
+
+void make(const pending_record& p) noexcept {
+  if (p.counted != nullptr) {
+    p.counted(p.r, p.mode);
+    record_lock_wait_now(p.object, p.kind, p.caller, p.r);
+  } else {
+    record_wake_now(p.object, p.broadcast, p.woken);
+  }
+}
+
+// Keeps p while this thread holds a profiled lock, else makes it now; a full list is made first.
+// A lock's wait comes with its lock just taken (on_contended, before on_acquire counts it), so it
+// is always kept. Only a thread with a share keeps records: its share's key destructor makes them
+// if the thread exits holding a lock (release_share); one without (past kShares threads, or no
+// key) makes each at once.
+void keep_or_make(const pending_record& p) noexcept {
+  const int held = tl_holding + (p.counted != nullptr ? 1 : 0);
+  if (held <= 0 || (tl_share == nullptr ? claim_share() : tl_share) == no_share()) {
+    make(p);
+    return;
+  }
+  if (tl_pending == kPending) profile_flush();
+  std::memcpy(tl_kept + tl_pending++ * sizeof(pending_record), &p, sizeof p);
+}
+
+}  // namespace
+
+void profile_contended(const void* object, object_kind kind, const void* caller, const wait_record& r,
+                       lock_mode m, class_wait_hook counted) noexcept {
+  keep_or_make(pending_record{object, caller, counted, r, m, kind, false, 0});
+}
+
+// In the order they were kept. A signal handler's lock calls while this runs are plain ones
+// (tl_inside: the callers count this call), so nothing is kept or made twice.
+void profile_flush() noexcept {
+  const std::uint8_t n = tl_pending;
+  tl_pending = 0;
+  for (std::uint8_t i = 0; i < n; ++i) {
+    pending_record p;
+    std::memcpy(&p, tl_kept + i * sizeof(pending_record), sizeof p);
+    make(p);
+  }
+  if (tl_holding < 0) tl_holding = 0;
 }
 
 // Called for one acquisition in kSampleEvery of this thread's (profile_stats::on_acquire), which
@@ -421,13 +510,7 @@ void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks
 }
 
 void profile_cond_wake(const void* cond, bool broadcast, long woken) noexcept {
-  entry* e = find(cond, true);
-  if (e == nullptr) {
-    add(g_table.overflow.wakes, 1);
-    return;
-  }
-  note_kind(*e, object_kind::cond);
-  record(*e, [&](figures& f, auto to) noexcept { record_wake<decltype(to)>(f, broadcast, woken); });
+  keep_or_make(pending_record{cond, nullptr, nullptr, {}, lock_mode::x, object_kind::cond, broadcast, woken});
 }
 
 // --- the table ---------------------------------------------------------------------------------
@@ -473,12 +556,18 @@ bool map_table() noexcept {
     }
   }
   g_table.slots.store(slots, std::memory_order_release);
-  // Warm the unwinder (its one-time set-up) here, outside any lock and any signal handler.
-  std::uintptr_t frames[kFrames] = {};
-  capture(0, frames);
   return true;
 }
 }  // namespace
+
+// Not in map_table: the unwinder may take a pthread lock (libunwind's _Unwind_Backtrace, which a
+// program such as perf links and which then stands before libgcc's, does on its first use), and
+// that call, made before the kind was set, waited in profile_start for the table its own thread
+// was mapping: the program hung in its first lock call.
+void profile_warm_unwinder() noexcept {
+  std::uintptr_t frames[kFrames] = {};
+  capture(0, frames);
+}
 
 // Every first caller (init_kind, before the kind is set) comes here; one maps the table and the
 // others wait for it, so that no call counts statistics before the profile can record them too.

@@ -34,14 +34,30 @@ extern __thread const void* tl_waiting __attribute__((tls_model("initial-exec"))
 extern __thread const void* tl_held __attribute__((tls_model("initial-exec")));
 // This thread's acquisitions in the profile mode, for the sampling below.
 extern __thread std::uint32_t tl_acquired __attribute__((tls_model("initial-exec")));
+// The profiled locks this thread holds (acquisitions less releases in the profile mode; below zero
+// where a lock taken inside a counted call, uncounted, was released outside one), and how many of
+// its records wait for it to hold none (below).
+extern __thread int tl_holding __attribute__((tls_model("initial-exec")));
+extern __thread std::uint8_t tl_pending __attribute__((tls_model("initial-exec")));
 
 // One acquisition in this many of a thread's is looked up in the table: counted for this many
 // (the lock's acquisitions are an estimate), and its hold timed if no other is.
 constexpr std::uint32_t kSampleEvery = 16;
 
+// Records made after the release. A wait is known once its lock is taken, a wake-up usually while
+// the condition's mutex is held: recorded there (the table's lookup, the site, the thread's slot,
+// the class's own counters), each lengthened a hold that the lock's other threads wait behind. So
+// a thread keeps up to kPending of its records and makes them once it holds no profiled lock, at
+// the end of the interposed call that released its last (profile_flush); a thread that keeps
+// holding one makes them when a record more would not fit. The figures are the same, made later.
+constexpr std::uint8_t kPending = 4;
+
 // profile.cpp. object: the pthread object's address (the table's key); caller: the interposed
-// call's return address.
-void profile_wait(const void* object, object_kind kind, const void* caller, const wait_record& r) noexcept;
+// call's return address. `counted`: the class's own on_contended, which is deferred with it.
+using class_wait_hook = void (*)(const wait_record&, lock_mode) noexcept;
+void profile_contended(const void* object, object_kind kind, const void* caller, const wait_record& r,
+                       lock_mode m, class_wait_hook counted) noexcept;
+void profile_flush() noexcept;  // this thread's deferred records, now
 void profile_acquired(const void* object) noexcept;
 void profile_released(const void* object) noexcept;  // only when tl_held == object
 void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks, bool timed_out) noexcept;
@@ -50,6 +66,9 @@ void profile_cond_wake(const void* cond, bool broadcast, long woken) noexcept;
 // Maps the table (SPINWISE_PRELOAD_PROFILE_SLOTS); false, with one line on stderr, when it
 // cannot. The report at exit, and a forked child's rule (profile.cpp).
 bool profile_start() noexcept;
+// The unwinder's one-time set-up, made by the first caller once the kind is set (settings.cpp),
+// inside a counted call (so its own lock calls are plain), not on a lock's path.
+void profile_warm_unwinder() noexcept;
 void write_profile_at_exit() noexcept;
 void profile_fork_child() noexcept;
 
@@ -64,10 +83,12 @@ struct profile_stats : class_stats<Class> {
 
   SPINWISE_ALWAYS_INLINE static void on_acquire(const void* lock, lock_mode m, lock_site site = {}) noexcept {
     base::on_acquire(lock, m, site);
+    ++tl_holding;
     if (SPINWISE_UNLIKELY(++tl_acquired % kSampleEvery == 0)) profile_acquired(object_of(lock));
   }
   SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode m) noexcept {
     base::on_release(lock, m);
+    --tl_holding;
     if (tl_held == object_of(lock)) profile_released(object_of(lock));
   }
   static bool wait_begin(const void* lock, lock_mode m, lock_site site, std::uint64_t since) noexcept {
@@ -75,8 +96,7 @@ struct profile_stats : class_stats<Class> {
     return base::wait_begin(lock, m, site, since);
   }
   static void on_contended(const wait_record& r, lock_mode m) noexcept {
-    base::on_contended(r, m);
-    profile_wait(object_of(tl_waiting), Kind, tl_caller, r);
+    profile_contended(object_of(tl_waiting), Kind, tl_caller, r, m, &base::on_contended);
   }
 };
 

@@ -255,6 +255,9 @@ void write_profile_at_exit() noexcept {
   if (path == nullptr || g_table.slots.load(std::memory_order_acquire) == 0) return;
   if (g_forked_child.load(std::memory_order_relaxed) && std::strstr(path, "%p") == nullptr) return;
   ++tl_inside;
+  // Records kept by an exit with a profiled lock held, the statistics' part too (their report is
+  // written after this one).
+  if (tl_pending != 0) profile_flush();
   try {
     const stats_snapshot snap = take_stats_snapshot();
     if (took_interposed_locks(snap)) write_report(path, profile_json(snap), "lock profile");

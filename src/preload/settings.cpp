@@ -61,7 +61,10 @@ SPINWISE_COLD int init_kind() noexcept {
       std::atexit(write_stats_at_exit);
       pthread_atfork(stats_fork_prepare, stats_fork_parent, stats_fork_child);
     }
-    if (g_stats.load(std::memory_order_relaxed) == kStatsProfile) std::atexit(write_profile_at_exit);
+    if (g_stats.load(std::memory_order_relaxed) == kStatsProfile) {
+      std::atexit(write_profile_at_exit);
+      profile_warm_unwinder();
+    }
     --tl_inside;
   }
   return k;

@@ -13,6 +13,10 @@ CHECK:
   fork_signal  signals taking a lock in their handlers, then a fork: the child's own file (%p)
                has its own lock, the parent's has its own and not the child's
   cond         20 broadcasts to 4 waiters: the waits counted, the storm named
+  kept         waits recorded after the release: 6 made while another lock is held (more than a
+               thread keeps) all counted, and the wait of a thread that exits holding its lock
+  unwinder_lock  a program whose _Unwind_Backtrace takes a pthread lock (as libunwind's, which
+               perf links): under the profile it exits, having been through that unwinder
   passthrough  spinwise-run's output is the program's, its status the program's (an exit code, a
                signal), a bad option is refused before anything runs
   symbolize    a PIE program's functions with file:line, a shared library's function, and a
@@ -177,6 +181,36 @@ def cond(a):
           f"cond: the report names no storm at cond_storm_wait:\n{r.stderr}")
 
 
+def kept(a):
+    out = os.path.join(a.out, "kept.json")
+    env = dict(os.environ, LD_PRELOAD=a.preload, SPINWISE_PRELOAD_PROFILE=out)
+    r = subprocess.run([a.prog, "kept"], capture_output=True, text=True, timeout=150, env=env)
+    if not check(r.returncode == 0, f"kept: exited {r.returncode}: {r.stderr}"):
+        return
+    m = re.search(r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+)", r.stdout)
+    if not check(m is not None, f"kept: no addresses in its output: {r.stdout}"):
+        return
+    with open(out) as f:
+        p = json.load(f)
+    waits = {int(lk["address"], 16): lk["contended"] for lk in p["locks"]}
+    inner, left = int(m.group(1), 16), int(m.group(2), 16)
+    check(waits.get(inner) == 6, f"kept: the lock waited on 6 times inside another has {waits.get(inner)} waits")
+    check(waits.get(left) == 1, f"kept: the lock its waiter exited holding has {waits.get(left)} waits, not 1")
+    sums_agree(p, "kept")
+
+
+def unwinder_lock(a):
+    env = dict(os.environ, LD_PRELOAD=a.preload, SPINWISE_PRELOAD_PROFILE=os.path.join(a.out, "u.json"))
+    try:
+        r = subprocess.run([a.unwinder_lock], capture_output=True, text=True, timeout=30, env=env)
+    except subprocess.TimeoutExpired:
+        check(False, "unwinder_lock: the program hung (30 s)")
+        return
+    m = re.search(r"unwinds (\d+)", r.stdout)
+    check(r.returncode == 0 and m is not None and int(m.group(1)) >= 1,
+          f"unwinder_lock: exited {r.returncode}, {r.stdout!r}, {r.stderr[-2000:]}")
+
+
 def passthrough(a):
     r = spinwise_run(a, ["--", a.prog, "exit", "7"])
     check(r.returncode == 7, f"passthrough: exit status {r.returncode}, the program's was 7")
@@ -267,8 +301,9 @@ def main():
     for opt in ("--run", "--preload", "--prog", "--out"):
         ap.add_argument(opt, required=True)
     ap.add_argument("--conformance")
-    ap.add_argument("check", choices=("rank", "rank_cxx", "many", "fork_signal", "cond", "passthrough", "symbolize",
-                                      "diagnose", "conformance"))
+    ap.add_argument("--unwinder-lock")
+    ap.add_argument("check", choices=("rank", "rank_cxx", "many", "fork_signal", "cond", "kept", "unwinder_lock",
+                                      "passthrough", "symbolize", "diagnose", "conformance"))
     a = ARGS = ap.parse_args()
     a.out = os.path.join(a.out, a.check)
     shutil.rmtree(a.out, ignore_errors=True)

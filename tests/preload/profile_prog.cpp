@@ -13,6 +13,8 @@
 //                             whose child waits on a lock of its own and exits normally; prints
 //                             the child's pid and both locks' addresses
 //   profile_prog cond         a condition variable broadcast to 4 waiters, 20 times
+//   profile_prog kept         6 waits made while another lock is held, and a thread that exits
+//                             holding the lock it waited for; prints both locks' addresses
 //   profile_prog exit CODE    one line on each of stdout and stderr, then exits with CODE
 //   profile_prog kill         one line on stdout, then kills itself with SIGTERM
 
@@ -37,14 +39,8 @@ extern "C" void profile_lib_wait(pthread_mutex_t* m);  // profile_lib.c
 
 namespace {
 
-// Starts a thread that runs `wait` (a lock the caller holds, then its unlock) and returns once
-// that thread sleeps: inside the lock's wait, since it does nothing else.
-std::thread start_waiter(void (*wait)(void*), void* lock) {
-  std::atomic<pid_t> tid{0};
-  std::thread t([&tid, wait, lock] {
-    tid = gettid();
-    wait(lock);
-  });
+// Returns once the thread `tid` (once known) sleeps; exits the program if it never does.
+void wait_until_asleep(const std::atomic<pid_t>& tid) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (tid.load() == 0 || spinwise_test::thread_state(tid.load()) != 'S') {
     if (std::chrono::steady_clock::now() > give_up) {
@@ -53,6 +49,17 @@ std::thread start_waiter(void (*wait)(void*), void* lock) {
     }
     std::this_thread::yield();
   }
+}
+
+// Starts a thread that runs `wait` (a lock the caller holds, then its unlock) and returns once
+// that thread sleeps: inside the lock's wait, since it does nothing else.
+std::thread start_waiter(void (*wait)(void*), void* lock) {
+  std::atomic<pid_t> tid{0};
+  std::thread t([&tid, wait, lock] {
+    tid = gettid();
+    wait(lock);
+  });
+  wait_until_asleep(tid);
   return t;
 }
 
@@ -149,6 +156,44 @@ int many(int n) {
     t.join();
   }
   for (auto& m : ms) pthread_mutex_destroy(&m);
+  return 0;
+}
+
+// --- records kept past a wait ----------------------------------------------------------------------
+
+// A thread's waits are recorded once it holds no profiled lock (src/preload/profile.hpp,
+// kPending): a thread holding `outer` waits 6 times on `inner` (more than the 4 records a thread
+// keeps), then lets both go; another waits on `left` and exits holding it. Prints the two waited
+// locks' addresses.
+int kept() {
+  static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER,
+                         left = PTHREAD_MUTEX_INITIALIZER;
+  std::atomic<int> go{0}, done{0};
+  std::atomic<pid_t> tid{0};
+  pthread_mutex_lock(&inner);
+  std::thread t([&] {
+    tid = gettid();
+    pthread_mutex_lock(&outer);
+    for (int i = 1; i <= 6; ++i) {
+      while (go.load() != i) std::this_thread::yield();
+      many_wait(&inner);  // main holds it until this thread sleeps in it
+      done = i;
+    }
+    pthread_mutex_unlock(&outer);
+  });
+  for (int i = 1; i <= 6; ++i) {
+    if (i > 1) pthread_mutex_lock(&inner);
+    go = i;
+    wait_until_asleep(tid);
+    pthread_mutex_unlock(&inner);
+    while (done.load() != i) std::this_thread::yield();
+  }
+  t.join();
+  pthread_mutex_lock(&left);
+  std::thread u = start_waiter([](void* m) { pthread_mutex_lock(static_cast<pthread_mutex_t*>(m)); }, &left);
+  pthread_mutex_unlock(&left);
+  u.join();  // `left` stays locked by a thread that is gone: nothing takes it again
+  std::printf("inner %p left %p\n", static_cast<void*>(&inner), static_cast<void*>(&left));
   return 0;
 }
 
@@ -277,6 +322,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "many") == 0 && argc > 2) return many(std::atoi(argv[2]));
   if (std::strcmp(mode, "fork-signal") == 0) return fork_signal();
   if (std::strcmp(mode, "cond") == 0) return cond();
+  if (std::strcmp(mode, "kept") == 0) return kept();
   if (std::strcmp(mode, "exit") == 0 && argc > 2) {
     std::printf("profile_prog: out\n");
     std::fprintf(stderr, "profile_prog: err\n");
