@@ -217,6 +217,17 @@ def turns_kept(runs, cells, locks):
     return rows
 
 
+def interval(r, value="ratio"):
+    """A row's figure with its 95% interval: "1.002 [0.990-1.013]"."""
+    return f"{r[value]:.3f} [{r['lo']:.3f}-{r['hi']:.3f}]"
+
+
+def table(columns, rows, cells):
+    """A markdown table: a header of `columns`, then cells(r) for each row."""
+    return (["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)] +
+            ["| " + " | ".join(cells(r)) + " |" for r in rows])
+
+
 def markdown(ctx, rows, peer_rows, variant_rows=(), order_rows=()):
     out = []
     out.append(f"# {ctx['label_b']} against {ctx['label_a']}\n")
@@ -232,12 +243,9 @@ def markdown(ctx, rows, peer_rows, variant_rows=(), order_rows=()):
     out.append("B/A per pair: the median with its 95% interval (order statistics). Higher mops is faster; "
                "cpu_ns_per_op is process CPU per acquisition; jain is Jain's fairness index of the "
                "per-thread counts; handoff_ns is the median release-to-acquire time. Peers are A/A controls.\n")
-    out.append("| cell | lock | metric | A | B | B/A [95%] | verdict |")
-    out.append("|---|---|---|---|---|---|---|")
-    for r in rows:
-        lock = r["lock"] + (" (peer: A/A)" if r["peer"] else "")
-        out.append(f"| {r['cell']} | {lock} | {r['metric']} | {r['a_median']:.4g} | {r['b_median']:.4g} | "
-                   f"{r['ratio']:.3f} [{r['lo']:.3f}-{r['hi']:.3f}] | {r['verdict']} |")
+    out += table(["cell", "lock", "metric", "A", "B", "B/A [95%]", "verdict"], rows, lambda r: [
+        r["cell"], r["lock"] + (" (peer: A/A)" if r["peer"] else ""), r["metric"], f"{r['a_median']:.4g}",
+        f"{r['b_median']:.4g}", interval(r), r["verdict"]])
     ours = [r for r in rows if not r["peer"]]
     worse = [r for r in ours if r["sign"] < 0]
     better = [r for r in ours if r["sign"] > 0]
@@ -254,31 +262,21 @@ def markdown(ctx, rows, peer_rows, variant_rows=(), order_rows=()):
     if worse:
         out.append("")
         out.append("Worse beyond the noise: " + "; ".join(
-            f"{r['lock']} {r['cell']} {r['metric']} {r['ratio']:.3f} [{r['lo']:.3f}-{r['hi']:.3f}]" for r in worse))
-    if peer_rows:
-        out.append("")
-        out.append(f"## {ctx['label_b']}: each lock against the peers (speed-up, above 1 is better)\n")
-        out.append("| cell | lock | peer | speed-up [95%] | verdict |")
-        out.append("|---|---|---|---|---|")
-        for r in peer_rows:
-            out.append(f"| {r['cell']} | {r['lock']} | {r['peer']} | {r['speedup']:.3f} "
-                       f"[{r['lo']:.3f}-{r['hi']:.3f}] | {r['verdict']} |")
-    if variant_rows:
-        out.append("")
-        out.append(f"## {ctx['label_b']}: each policy variant against its default lock (variant / default)\n")
-        out.append("| cell | variant | metric | ratio [95%] | verdict |")
-        out.append("|---|---|---|---|---|")
-        for r in variant_rows:
-            out.append(f"| {r['cell']} | {r['lock']} | {r['metric']} | {r['ratio']:.3f} "
-                       f"[{r['lo']:.3f}-{r['hi']:.3f}] | {r['verdict']} |")
-    if order_rows:
-        out.append("")
-        out.append("## Order: turns kept (share of acquisitions by the last holder; medians, min-max of the runs)\n")
-        out.append(f"| cell | lock | {ctx['label_a']} | {ctx['label_b']} |")
-        out.append("|---|---|---|---|")
-        for r in order_rows:
-            out.append(f"| {r['cell']} | {r['lock']} | " + " | ".join(
-                f"{c.median:.3f} ({c.min:.3f}-{c.max:.3f})" for c in (r["a"], r["b"])) + " |")
+            f"{r['lock']} {r['cell']} {r['metric']} {interval(r)}" for r in worse))
+    sections = [
+        (f"{ctx['label_b']}: each lock against the peers (speed-up, above 1 is better)",
+         ["cell", "lock", "peer", "speed-up [95%]", "verdict"], peer_rows,
+         lambda r: [r["cell"], r["lock"], r["peer"], interval(r, "speedup"), r["verdict"]]),
+        (f"{ctx['label_b']}: each policy variant against its default lock (variant / default)",
+         ["cell", "variant", "metric", "ratio [95%]", "verdict"], variant_rows,
+         lambda r: [r["cell"], r["lock"], r["metric"], interval(r), r["verdict"]]),
+        ("Order: turns kept (share of acquisitions by the last holder; medians, min-max of the runs)",
+         ["cell", "lock", ctx["label_a"], ctx["label_b"]], order_rows,
+         lambda r: [r["cell"], r["lock"]] + [f"{c.median:.3f} ({c.min:.3f}-{c.max:.3f})" for c in (r["a"], r["b"])]),
+    ]
+    for heading, columns, section_rows, cells in sections:
+        if section_rows:
+            out += ["", f"## {heading}\n"] + table(columns, section_rows, cells)
     return "\n".join(out) + "\n"
 
 

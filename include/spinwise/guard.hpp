@@ -22,39 +22,34 @@
 
 namespace spinwise {
 
-template <class Mutex>
-class SPINWISE_SCOPED_CAPABILITY lock_guard {
- public:
-  using mutex_type = Mutex;
+// The guard `name` holds a Mutex in one mode for a scope: lock_fn / unlock_fn take and drop that
+// mode, ACQUIRE / REQUIRES / RELEASE are its thread-safety annotations. The exclusive and the
+// shared guard differ in nothing else (a template cannot choose an annotation, so a macro writes
+// both).
+#define SPINWISE_DETAIL_MODE_GUARD(name, lock_fn, unlock_fn, ACQUIRE, REQUIRES, RELEASE) \
+  template <class Mutex>                                                                 \
+  class SPINWISE_SCOPED_CAPABILITY name {                                                \
+   public:                                                                               \
+    using mutex_type = Mutex;                                                            \
+                                                                                         \
+    explicit name(Mutex& m) ACQUIRE(m) : m_(m) { m_.lock_fn(); }                         \
+    name(Mutex& m, lock_site site) ACQUIRE(m) : m_(m) { m_.lock_fn(site); }              \
+    name(Mutex& m, std::adopt_lock_t) REQUIRES(m) : m_(m) {}                             \
+    ~name() RELEASE() { m_.unlock_fn(); }                                                \
+                                                                                         \
+    name(const name&) = delete;                                                          \
+    name& operator=(const name&) = delete;                                               \
+                                                                                         \
+   private:                                                                              \
+    Mutex& m_;                                                                           \
+  }
 
-  explicit lock_guard(Mutex& m) SPINWISE_ACQUIRE(m) : m_(m) { m_.lock(); }
-  lock_guard(Mutex& m, lock_site site) SPINWISE_ACQUIRE(m) : m_(m) { m_.lock(site); }
-  lock_guard(Mutex& m, std::adopt_lock_t) SPINWISE_REQUIRES(m) : m_(m) {}
-  ~lock_guard() SPINWISE_RELEASE() { m_.unlock(); }
-
-  lock_guard(const lock_guard&) = delete;
-  lock_guard& operator=(const lock_guard&) = delete;
-
- private:
-  Mutex& m_;
-};
-
-template <class Mutex>
-class SPINWISE_SCOPED_CAPABILITY shared_lock_guard {
- public:
-  using mutex_type = Mutex;
-
-  explicit shared_lock_guard(Mutex& m) SPINWISE_ACQUIRE_SHARED(m) : m_(m) { m_.lock_shared(); }
-  shared_lock_guard(Mutex& m, lock_site site) SPINWISE_ACQUIRE_SHARED(m) : m_(m) { m_.lock_shared(site); }
-  shared_lock_guard(Mutex& m, std::adopt_lock_t) SPINWISE_REQUIRES_SHARED(m) : m_(m) {}
-  ~shared_lock_guard() SPINWISE_RELEASE_GENERIC() { m_.unlock_shared(); }
-
-  shared_lock_guard(const shared_lock_guard&) = delete;
-  shared_lock_guard& operator=(const shared_lock_guard&) = delete;
-
- private:
-  Mutex& m_;
-};
+// Exclusive: lock() / unlock(), as std::lock_guard.
+SPINWISE_DETAIL_MODE_GUARD(lock_guard, lock, unlock, SPINWISE_ACQUIRE, SPINWISE_REQUIRES, SPINWISE_RELEASE);
+// Shared: lock_shared() / unlock_shared().
+SPINWISE_DETAIL_MODE_GUARD(shared_lock_guard, lock_shared, unlock_shared, SPINWISE_ACQUIRE_SHARED,
+                           SPINWISE_REQUIRES_SHARED, SPINWISE_RELEASE_GENERIC);
+#undef SPINWISE_DETAIL_MODE_GUARD
 
 // Holds SX for a scope: the annotated guard for lock_sx / unlock_sx (S: shared_lock_guard or
 // std::shared_lock; X: lock_guard or std::lock_guard). Its upgrade()

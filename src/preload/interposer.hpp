@@ -191,6 +191,22 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
   const int rc = on(obj, SPINWISE_CALLER, [&](auto ops) noexcept { return ours; }); \
   return rc >= 0 ? rc : glibc
 
+// The interposed lock call `name`(T* obj): ops.op(obj) on our lock, glibc's own `name` on glibc's.
+#define SPINWISE_INTERPOSE(T, on, name, op)                                 \
+  SPINWISE_EXPORT int name(T* obj) noexcept {                               \
+    SPINWISE_OURS_OR_GLIBC(on, obj, ops.op(obj), SPINWISE_REAL(name)(obj)); \
+  }
+
+// The timed pair of a lock call: `timed`(obj, at) on CLOCK_REALTIME and `clocked`(obj, clock, at),
+// both ops.op(obj, clock, at) on our lock.
+#define SPINWISE_INTERPOSE_TIMED(T, on, timed, clocked, op)                                          \
+  SPINWISE_EXPORT int timed(T* obj, const timespec* at) noexcept {                                   \
+    SPINWISE_OURS_OR_GLIBC(on, obj, ops.op(obj, CLOCK_REALTIME, at), SPINWISE_REAL(timed)(obj, at)); \
+  }                                                                                                  \
+  SPINWISE_EXPORT int clocked(T* obj, clockid_t clock, const timespec* at) noexcept {                \
+    SPINWISE_OURS_OR_GLIBC(on, obj, ops.op(obj, clock, at), SPINWISE_REAL(clocked)(obj, clock, at)); \
+  }
+
 // --- time -------------------------------------------------------------------------------------
 
 inline bool valid(const timespec* t) noexcept {

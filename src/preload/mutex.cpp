@@ -192,25 +192,8 @@ SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
   return rc;
 }
 
-SPINWISE_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.lock(m), SPINWISE_REAL(pthread_mutex_lock)(m));
-}
-
-SPINWISE_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.trylock(m), SPINWISE_REAL(pthread_mutex_trylock)(m));
-}
-
-SPINWISE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.timedlock(m, CLOCK_REALTIME, at),
-                         SPINWISE_REAL(pthread_mutex_timedlock)(m, at));
-}
-
-SPINWISE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
-                                            const timespec* at) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.timedlock(m, clock, at),
-                         SPINWISE_REAL(pthread_mutex_clocklock)(m, clock, at));
-}
-
-SPINWISE_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_mutex, m, ops.unlock(m), SPINWISE_REAL(pthread_mutex_unlock)(m));
-}
+SPINWISE_INTERPOSE(pthread_mutex_t, on_mutex, pthread_mutex_lock, lock)
+SPINWISE_INTERPOSE(pthread_mutex_t, on_mutex, pthread_mutex_trylock, trylock)
+SPINWISE_INTERPOSE_TIMED(pthread_mutex_t, on_mutex, pthread_mutex_timedlock, pthread_mutex_clocklock,
+                         timedlock)
+SPINWISE_INTERPOSE(pthread_mutex_t, on_mutex, pthread_mutex_unlock, unlock)

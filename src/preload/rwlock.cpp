@@ -238,44 +238,12 @@ SPINWISE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
   return 0;
 }
 
-SPINWISE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.rdlock(rw), SPINWISE_REAL(pthread_rwlock_rdlock)(rw));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.tryrdlock(rw), SPINWISE_REAL(pthread_rwlock_tryrdlock)(rw));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedrdlock(rw, CLOCK_REALTIME, at),
-                         SPINWISE_REAL(pthread_rwlock_timedrdlock)(rw, at));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
-                                               const timespec* at) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedrdlock(rw, clock, at),
-                         SPINWISE_REAL(pthread_rwlock_clockrdlock)(rw, clock, at));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.wrlock(rw), SPINWISE_REAL(pthread_rwlock_wrlock)(rw));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.trywrlock(rw), SPINWISE_REAL(pthread_rwlock_trywrlock)(rw));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedwrlock(rw, CLOCK_REALTIME, at),
-                         SPINWISE_REAL(pthread_rwlock_timedwrlock)(rw, at));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
-                                               const timespec* at) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.timedwrlock(rw, clock, at),
-                         SPINWISE_REAL(pthread_rwlock_clockwrlock)(rw, clock, at));
-}
-
-SPINWISE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
-  SPINWISE_OURS_OR_GLIBC(on_rwlock, rw, ops.unlock(rw), SPINWISE_REAL(pthread_rwlock_unlock)(rw));
-}
+SPINWISE_INTERPOSE(pthread_rwlock_t, on_rwlock, pthread_rwlock_rdlock, rdlock)
+SPINWISE_INTERPOSE(pthread_rwlock_t, on_rwlock, pthread_rwlock_tryrdlock, tryrdlock)
+SPINWISE_INTERPOSE_TIMED(pthread_rwlock_t, on_rwlock, pthread_rwlock_timedrdlock, pthread_rwlock_clockrdlock,
+                         timedrdlock)
+SPINWISE_INTERPOSE(pthread_rwlock_t, on_rwlock, pthread_rwlock_wrlock, wrlock)
+SPINWISE_INTERPOSE(pthread_rwlock_t, on_rwlock, pthread_rwlock_trywrlock, trywrlock)
+SPINWISE_INTERPOSE_TIMED(pthread_rwlock_t, on_rwlock, pthread_rwlock_timedwrlock, pthread_rwlock_clockwrlock,
+                         timedwrlock)
+SPINWISE_INTERPOSE(pthread_rwlock_t, on_rwlock, pthread_rwlock_unlock, unlock)

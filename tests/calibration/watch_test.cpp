@@ -35,6 +35,29 @@ std::vector<sw::relax_time_sample> series(const std::vector<double>& ns) {
   return out;
 }
 
+// PAUSE drifting from min to max ns per relax, as `seen` says it was seen.
+sw::relax_drift_observation drifting_pause(double min, double median, double max, const char* seen) {
+  sw::relax_drift_observation o;
+  o.kind = sw::relax_kind::pause;
+  o.ns_min = min;
+  o.ns_median = median;
+  o.ns_max = max;
+  o.status = sw::stability::drifting;
+  o.seen = seen;
+  return o;
+}
+
+// A calibration's PAUSE measurement: 101 trials at `median` ticks a relax, judged `status`.
+sw::relax_measurement pause_measurement(double median, sw::stability status) {
+  sw::relax_measurement m;
+  m.kind = sw::relax_kind::pause;
+  m.trials = 101;
+  m.ticks.n = 101;
+  m.ticks.median = median;
+  m.ticks.status = status;
+  return m;
+}
+
 // The independent PAUSE measurement on a Skylake-class Firecracker VM, every half second (the
 // reason --watch exists): 6.2 to 10.5 ns.
 const std::vector<double> kFirecrackerPause = {6.5, 6.6,  7.4, 6.2, 7.9, 8.3, 7.8, 8.3,
@@ -124,13 +147,7 @@ TEST(WatchSummary, TooFewAndNonFinite) {
 // What drift means, with InnoDB's defaults (6 x 50 relaxes, at most 250 a round, 30 rounds) at
 // both ends of the range: guards against figures that do not follow from the range.
 TEST(WatchMeaning, DriftingNamesTheSnapshotAndInnodbRange) {
-  sw::relax_drift_observation o;
-  o.kind = sw::relax_kind::pause;
-  o.ns_min = 6.2;
-  o.ns_median = 7.8;
-  o.ns_max = 10.5;
-  o.status = sw::stability::drifting;
-  o.seen = "over 7.0 s on 1 CPU(s)";
+  sw::relax_drift_observation o = drifting_pause(6.2, 7.8, 10.5, "over 7.0 s on 1 CPU(s)");
   const std::string m = sw::relax_drift_meaning(o);
   EXPECT_TRUE(has(m, "pause drifts on this host over 7.0 s on 1 CPU(s)")) << m;
   EXPECT_TRUE(has(m, "6.20 .. 10.50 ns per relax")) << m;
@@ -170,12 +187,8 @@ TEST(WatchMeaning, FullRunDriftWarningExplains) {
     sw::cpu_calibration c;
     c.cpu = cpu;
     c.core_clock_plausible = true;
-    sw::relax_measurement m;
-    m.kind = sw::relax_kind::pause;
-    m.trials = 101;
-    m.ticks.n = 101;
-    m.ticks.median = 36;
-    m.ticks.status = cpu == 0 ? sw::stability::drifting : sw::stability::stable;
+    sw::relax_measurement m =
+        pause_measurement(36, cpu == 0 ? sw::stability::drifting : sw::stability::stable);
     m.ns_median = 14.0;
     m.round_drift = cpu == 0 ? 0.2 : 0.01;
     m.round_ns_min = cpu == 0 ? 13.0 : 13.9;
@@ -184,14 +197,8 @@ TEST(WatchMeaning, FullRunDriftWarningExplains) {
     r.cpus.push_back(c);
   }
   sw::detail::add_calibration_warnings(r);
-  sw::relax_drift_observation o;
-  o.kind = sw::relax_kind::pause;
-  o.ns_min = 13.0;
-  o.ns_median = 14.0;
-  o.ns_max = 16.0;
-  o.status = sw::stability::drifting;
-  o.seen = "between this run's 5 rounds";
-  const std::string expected = sw::relax_drift_meaning(o);
+  const std::string expected =
+      sw::relax_drift_meaning(drifting_pause(13.0, 14.0, 16.0, "between this run's 5 rounds"));
   int found = 0;
   for (const std::string& w : r.warnings) found += has(w, expected) ? 1 : 0;
   EXPECT_EQ(found, 1) << "warnings:\n"
@@ -215,12 +222,7 @@ TEST(Calibration, TheLoopBaselinesAreReportedNotJudged) {
   sw::cpu_calibration c;
   c.cpu = 0;
   c.core_clock_plausible = true;
-  sw::relax_measurement pause;
-  pause.kind = sw::relax_kind::pause;
-  pause.trials = 101;
-  pause.ticks.n = 101;
-  pause.ticks.median = 37;
-  pause.ticks.status = sw::stability::stable;
+  const sw::relax_measurement pause = pause_measurement(37, sw::stability::stable);
   c.relax.push_back(pause);
   for (sw::relax_kind k : {sw::relax_kind::none, sw::relax_kind::barrier}) {
     sw::relax_measurement m = pause;

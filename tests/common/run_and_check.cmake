@@ -1,6 +1,7 @@
-# What the cmake -P test drivers share (thread_safety/run_clang_tsa.cmake, tsan/run_lock_order.cmake,
-# tsan/sx_model.cmake, stress/run_cli.cmake, the consumers/ drivers): run one command, keep all it
-# said, and fail the test with a reason and that whole output (`all`) when a check does not hold.
+# What the cmake -P test drivers share (thread_safety/run_clang_tsa.cmake,
+# raw_contract/run_contract.cmake, tsan/run_lock_order.cmake, tsan/sx_model.cmake,
+# stress/run_cli.cmake, the consumers/ drivers): run one command, keep all it said, and fail the
+# test with a reason and that whole output (`all`) when a check does not hold.
 
 # Runs the command in ARGN; sets rc, out, err and all (stdout, a newline, stderr) in the caller.
 macro(run_and_capture)
@@ -32,6 +33,24 @@ function(expect_no_match var regex why)
   if(${var} MATCHES "${regex}")
     message(FATAL_ERROR "${why}:\n${all}")
   endif()
+endfunction()
+
+# For the drivers that compile one case and judge the compiler's verdict
+# (thread_safety/run_clang_tsa.cmake, raw_contract/run_contract.cmake), after run_and_capture:
+# it compiled without a warning (expect_clean_compile), or it failed with at least one error line,
+# which `errors` lists in the caller (expect_compile_errors); `why` says what was expected.
+function(expect_clean_compile why)
+  expect_success("${why} (rc ${rc})")
+  expect_no_match(all "warning:" "expected no warnings")
+  message(STATUS "compiled cleanly")
+endfunction()
+function(expect_compile_errors why)
+  expect_failure("${why}")
+  string(REGEX MATCHALL "[^\n]*error:[^\n]*" errors "${all}")
+  if(NOT errors)
+    message(FATAL_ERROR "compile failed without an error line (rc ${rc}):\n${all}")
+  endif()
+  set(errors "${errors}" PARENT_SCOPE)
 endfunction()
 
 # For drivers that run many commands and stop at the first that fails (tests/consumers/*.cmake):

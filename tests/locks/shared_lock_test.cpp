@@ -27,11 +27,12 @@ static_assert(
 namespace {
 
 using spinwise_test::eventually;
+using spinwise_test::expect_oversubscribed_progress;
 using spinwise_test::in_other_thread;
 using spinwise_test::rendezvous;
-using spinwise_test::run_oversubscribed;
 using spinwise_test::scale;
 using spinwise_test::scaled;
+using spinwise_test::torn_pair;
 
 struct variant_tag;
 
@@ -409,23 +410,16 @@ TYPED_TEST(SharedLock, WritersDoNotStarveUnderAStreamOfReaders) {
 TYPED_TEST(SharedLock, OversubscribedProgress) {
   spinwise_test::watchdog dog("OversubscribedProgress");
   using L = TypeParam;
-  const int iters = scaled(300, 20);
   L l;
-  long a = 0, b = 0;
-  std::atomic<long> torn{0};
-  const std::vector<int> done = run_oversubscribed(iters, [&](int step) {
+  expect_oversubscribed_progress(scaled(300, 20), [&](int step, torn_pair& p) {
     if (step % 4 == 0) {
       std::lock_guard<L> g(l);
-      ++a;
-      ++b;
+      p.write();
     } else {
       std::shared_lock<L> g(l);
-      if (a != b) torn.fetch_add(1, std::memory_order_relaxed);
+      p.read();
     }
   });
-  for (std::size_t t = 0; t < done.size(); ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
-  EXPECT_EQ(torn.load(), 0);
-  EXPECT_EQ(a, b);
 }
 
 // Bug guarded: a lock that does not fit the standard adaptors (std::shared_lock, unique_lock,

@@ -21,12 +21,13 @@ namespace {
 
 using spinwise_test::acquire;
 using spinwise_test::eventually;
+using spinwise_test::expect_oversubscribed_progress;
 using spinwise_test::mode;
 using spinwise_test::name;
 using spinwise_test::release;
-using spinwise_test::run_oversubscribed;
 using spinwise_test::scale;
 using spinwise_test::scaled;
+using spinwise_test::torn_pair;
 using spinwise_test::try_acquire;
 
 struct park_now_tag;
@@ -540,40 +541,32 @@ TYPED_TEST(SxLatch, EveryModeAtOnceKeepsTheInvariants) {
 TYPED_TEST(SxLatch, OversubscribedProgressInEveryMode) {
   spinwise_test::watchdog dog("OversubscribedProgressInEveryMode");
   using L = TypeParam;
-  const int iters = scaled(200, 20);
   L l;
-  long a = 0, b = 0;
-  std::atomic<long> torn{0};
-  const std::vector<int> done = run_oversubscribed(iters, [&](int step) {
+  expect_oversubscribed_progress(scaled(200, 20), [&](int step, torn_pair& p) {
     switch (step % 6) {
       case 0:
         l.lock();
-        ++a;
-        ++b;
+        p.write();
         l.unlock();
         break;
       case 1:
         l.lock_sx();
         l.upgrade();
-        ++a;
-        ++b;
+        p.write();
         l.downgrade();
         l.unlock_sx();
         break;
       case 2:
         l.lock_sx();
-        if (a != b) torn.fetch_add(1);
+        p.read();
         l.unlock_sx();
         break;
       default:
         l.lock_shared();
-        if (a != b) torn.fetch_add(1);
+        p.read();
         l.unlock_shared();
     }
   });
-  for (std::size_t t = 0; t < done.size(); ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
-  EXPECT_EQ(torn.load(), 0);
-  EXPECT_EQ(a, b);
 }
 
 }  // namespace

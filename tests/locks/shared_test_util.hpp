@@ -1,7 +1,10 @@
 #pragma once
 // Helpers for the shared-lock tests (shared_*_test.cpp): waiting for an event with a generous
 // bound (a broken lock fails the test instead of hanging it), a rendezvous that proves two
-// threads were inside at once, an oversubscribed run, and the mode vocabulary of the S/SX/X tests.
+// threads were inside at once, an oversubscribed run (and its check of a pair of counters), and
+// the mode vocabulary of the S/SX/X tests.
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
@@ -104,6 +107,31 @@ std::vector<int> run_oversubscribed(int iters, Step step) {
   }
   for (auto& th : ts) th.join();
   return done;
+}
+
+// Two counters a writer bumps together under the lock and a reader compares under it: a reader
+// that sees them apart (`torn`) ran beside a writer.
+struct torn_pair {
+  long a = 0, b = 0;
+  std::atomic<long> torn{0};
+  void write() {
+    ++a;
+    ++b;
+  }
+  void read() {
+    if (a != b) torn.fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+// run_oversubscribed with step(i, pair), whose writes and reads of one torn_pair each hold the
+// lock in their mode: every thread must finish all of its calls, with no torn read and no write lost.
+template <class Step>
+void expect_oversubscribed_progress(int iters, Step step) {
+  torn_pair p;
+  const std::vector<int> done = run_oversubscribed(iters, [&](int i) { step(i, p); });
+  for (std::size_t t = 0; t < done.size(); ++t) EXPECT_EQ(done[t], iters) << "thread " << t;
+  EXPECT_EQ(p.torn.load(), 0);
+  EXPECT_EQ(p.a, p.b);
 }
 
 // The latch modes of sx_lock (S and X also name the modes of any shared lock).

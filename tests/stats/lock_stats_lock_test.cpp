@@ -13,8 +13,8 @@
 namespace sw = spinwise;
 using spinwise_test::await_asleep;
 using spinwise_test::contend_once;
-using spinwise_test::find_class;
 using spinwise_test::flag_relaxer;
+using spinwise_test::recorded_since;
 using spinwise_test::this_tid;
 
 namespace {
@@ -55,16 +55,14 @@ TEST(LockStatsOnLocks, TtasCountsOneScriptedContendedAcquisition) {
         mu.unlock();
       },
       [&] { mu.unlock(); });
-  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find_class(d, "test.ttas");
-  ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->totals.acquisitions, 12u);
-  EXPECT_EQ(c->totals.contended, 1u);
-  EXPECT_GE(c->totals.rounds, 1u);
-  EXPECT_EQ(c->totals.relaxes, flag_relaxer::issued.load());
-  EXPECT_EQ(c->totals.parks, 0u);  // a spin lock never parks
+  const sw::lock_class_stats c = recorded_since(before, "test.ttas");
+  EXPECT_EQ(c.totals.acquisitions, 12u);
+  EXPECT_EQ(c.totals.contended, 1u);
+  EXPECT_GE(c.totals.rounds, 1u);
+  EXPECT_EQ(c.totals.relaxes, flag_relaxer::issued.load());
+  EXPECT_EQ(c.totals.parks, 0u);  // a spin lock never parks
   std::uint64_t in_histogram = 0;
-  for (std::uint64_t b : c->totals.histogram) in_histogram += b;
+  for (std::uint64_t b : c.totals.histogram) in_histogram += b;
   EXPECT_EQ(in_histogram, 1u);
   policy::reset();
 }
@@ -85,15 +83,13 @@ TEST(LockStatsOnLocks, HybridCountsAParkedWaiter) {
   const bool saw_park = await_asleep(tid);  // asleep in the futex; false where /proc cannot tell
   mu.unlock();
   waiter.join();
-  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find_class(d, "test.hybrid");
-  ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->totals.acquisitions, 2u);
-  EXPECT_EQ(c->totals.contended, 1u);
-  EXPECT_EQ(c->totals.rounds, 0u);
-  EXPECT_GE(c->totals.yields, 1u);
+  const sw::lock_class_stats c = recorded_since(before, "test.hybrid");
+  EXPECT_EQ(c.totals.acquisitions, 2u);
+  EXPECT_EQ(c.totals.contended, 1u);
+  EXPECT_EQ(c.totals.rounds, 0u);
+  EXPECT_GE(c.totals.yields, 1u);
   if (saw_park) {
-    EXPECT_GE(c->totals.parks, 1u);
+    EXPECT_GE(c.totals.parks, 1u);
   }
   policy::reset();
 }

@@ -21,6 +21,7 @@
 
 namespace sw = spinwise;
 using spinwise_test::find_class;
+using spinwise_test::recorded_since;
 using spinwise_test::scale;
 
 namespace {
@@ -113,14 +114,12 @@ TEST(LockStats, NoLostUpdatesUnderConcurrentRecording) {
   }
   for (auto& th : pool) th.join();
   ASSERT_EQ(done.load(), threads);
-  const sw::stats_snapshot d = sw::diff_stats(before, sw::take_stats_snapshot());
-  const sw::lock_class_stats* c = find_class(d, "test.concurrent");
-  ASSERT_NE(c, nullptr);
+  const sw::lock_class_stats c = recorded_since(before, "test.concurrent");
   const std::uint64_t contended_per_thread = (per_thread + 9) / 10;
-  EXPECT_EQ(c->totals.acquisitions, static_cast<std::uint64_t>(threads) * per_thread);
-  EXPECT_EQ(c->totals.contended, threads * contended_per_thread);
-  EXPECT_EQ(c->totals.rounds, 2 * threads * contended_per_thread);
-  EXPECT_EQ(c->totals.histogram[2], threads * contended_per_thread);
+  EXPECT_EQ(c.totals.acquisitions, static_cast<std::uint64_t>(threads) * per_thread);
+  EXPECT_EQ(c.totals.contended, threads * contended_per_thread);
+  EXPECT_EQ(c.totals.rounds, 2 * threads * contended_per_thread);
+  EXPECT_EQ(c.totals.histogram[2], threads * contended_per_thread);
 }
 
 // Guards against MySQL bug #79703: a counter near its limit wraps, and a diff across the wrap

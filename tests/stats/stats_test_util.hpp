@@ -2,6 +2,8 @@
 // Helpers shared by the statistics tests (tests/stats/ and tests/locks/shared_stats_test.cpp), on
 // top of tests/common/test_util.hpp (scale(), this_tid(), thread_state(), await_asleep()).
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string_view>
@@ -50,6 +52,16 @@ inline const spinwise::lock_class_stats* find_class(const spinwise::stats_snapsh
     if (c.name == name) return &c;
   }
   return nullptr;
+}
+
+// What the class named `name` recorded since `before` (a take_stats_snapshot()); a test failure,
+// and no counts, where it is not in the report.
+inline spinwise::lock_class_stats recorded_since(const spinwise::stats_snapshot& before,
+                                                 std::string_view name) {
+  const spinwise::stats_snapshot d = spinwise::diff_stats(before, spinwise::take_stats_snapshot());
+  if (const spinwise::lock_class_stats* c = find_class(d, name)) return *c;
+  ADD_FAILURE() << "no class " << name << " in the statistics";
+  return {};
 }
 
 }  // namespace spinwise_test
