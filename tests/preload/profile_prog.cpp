@@ -13,7 +13,7 @@
 //                             whose child waits on a lock of its own and exits normally; prints
 //                             the child's pid and both locks' addresses
 //   profile_prog cond         a condition variable broadcast to 4 waiters, 20 times
-//   profile_prog kept         6 waits made while another lock is held, and a thread that exits
+//   profile_prog kept         20 waits made while another lock is held, and a thread that exits
 //                             holding the lock it waited for; prints both locks' addresses
 //   profile_prog exit CODE    one line on each of stdout and stderr, then exits with CODE
 //   profile_prog kill         one line on stdout, then kills itself with SIGTERM
@@ -161,11 +161,12 @@ int many(int n) {
 
 // --- records kept past a wait ----------------------------------------------------------------------
 
-// A thread's waits are recorded once it holds no profiled lock (src/preload/profile.hpp,
-// kPending): a thread holding `outer` waits 6 times on `inner` (more than the 4 records a thread
-// keeps), then lets both go; another waits on `left` and exits holding it. Prints the two waited
-// locks' addresses.
+// A thread's waits are recorded in batches once it holds no profiled lock
+// (src/preload/profile.hpp, kPending): a thread holding `outer` waits 20 times on `inner` (more
+// than the 16 records a thread keeps), then lets both go; another waits on `left` and exits holding it.
+// Prints the two waited locks' addresses.
 int kept() {
+  constexpr int kKeptWaits = 20;
   static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER,
                          left = PTHREAD_MUTEX_INITIALIZER;
   std::atomic<int> go{0}, done{0};
@@ -174,14 +175,14 @@ int kept() {
   std::thread t([&] {
     tid = gettid();
     pthread_mutex_lock(&outer);
-    for (int i = 1; i <= 6; ++i) {
+    for (int i = 1; i <= kKeptWaits; ++i) {
       while (go.load() != i) std::this_thread::yield();
       many_wait(&inner);  // main holds it until this thread sleeps in it
       done = i;
     }
     pthread_mutex_unlock(&outer);
   });
-  for (int i = 1; i <= 6; ++i) {
+  for (int i = 1; i <= kKeptWaits; ++i) {
     if (i > 1) pthread_mutex_lock(&inner);
     go = i;
     wait_until_asleep(tid);
