@@ -48,9 +48,8 @@ constexpr std::uint32_t kSampleEvery = 16;
 // wake-up usually while the condition's mutex is held: recorded there (the table's lookup, the
 // site, the thread's slot, the class's own counters), each lengthened a hold that the lock's other
 // threads waited behind. Made at the end of every release instead, they cost a bounded buffer a
-// third of its items all the same (with more futex calls and context switches: perf stat counted
-// 620,000-740,000 futex calls against 490,000-700,000 without the profile; one release in eight
-// left them at 510,000). So a thread keeps up to kPending records and
+// third of its items all the same, with more futex calls and context switches; made a batch at a
+// time, about a tenth (bench/results/profile-batches-zen4). So a thread keeps up to kPending records and
 // makes them at the end of the interposed call that released its last profiled lock once it holds
 // kFlushAt or more, at its exit, at the report at exit, and where a record more would not fit.
 // Figures the same, made later: up to kPending - 1 of a thread still running at exit are not in

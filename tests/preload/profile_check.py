@@ -122,20 +122,29 @@ def many(a):
     sums_agree(p, "many")
 
 
+def run_prog(a, mode, profile, pattern, no_leaks=False):
+    """profile_prog MODE preloaded, its profile to `profile`: (the run, the match of `pattern` in its
+    output), the match None (and the problem noted) when it failed or printed no such line."""
+    env = dict(os.environ, LD_PRELOAD=a.preload, SPINWISE_PRELOAD_PROFILE=profile)
+    if no_leaks and env.get("ASAN_OPTIONS"):
+        env["ASAN_OPTIONS"] += ":detect_leaks=0"
+    r = subprocess.run([a.prog, mode], capture_output=True, text=True, timeout=150, env=env)
+    if not check(r.returncode == 0, f"{mode}: exited {r.returncode}: {r.stderr}"):
+        return r, None
+    m = re.search(pattern, r.stdout)
+    check(m is not None, f"{mode}: no addresses in its output: {r.stdout}")
+    return r, m
+
+
 def fork_signal(a):
     for f in os.listdir(a.out):
         if f.startswith("fs."):
             os.remove(os.path.join(a.out, f))
-    env = dict(os.environ, LD_PRELOAD=a.preload, SPINWISE_PRELOAD_PROFILE=os.path.join(a.out, "fs.%p.json"))
     # The child of a threaded fork exits normally (its profile is written at exit) with the records
     # of the parent's threads' thread_local destructors, which LeakSanitizer calls leaks.
-    if env.get("ASAN_OPTIONS"):
-        env["ASAN_OPTIONS"] += ":detect_leaks=0"
-    r = subprocess.run([a.prog, "fork-signal"], capture_output=True, text=True, timeout=150, env=env)
-    if not check(r.returncode == 0, f"fork_signal: exited {r.returncode}: {r.stderr}"):
-        return
-    m = re.search(r"child (\d+) child_only (0x[0-9a-f]+) parent_only (0x[0-9a-f]+)", r.stdout)
-    if not check(m is not None, f"fork_signal: no addresses in its output: {r.stdout}"):
+    r, m = run_prog(a, "fork-signal", os.path.join(a.out, "fs.%p.json"),
+                    r"child (\d+) child_only (0x[0-9a-f]+) parent_only (0x[0-9a-f]+)", no_leaks=True)
+    if m is None:
         return
     child, child_only, parent_only = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
     files = {}
@@ -183,12 +192,8 @@ def cond(a):
 
 def kept(a):
     out = os.path.join(a.out, "kept.json")
-    env = dict(os.environ, LD_PRELOAD=a.preload, SPINWISE_PRELOAD_PROFILE=out)
-    r = subprocess.run([a.prog, "kept"], capture_output=True, text=True, timeout=150, env=env)
-    if not check(r.returncode == 0, f"kept: exited {r.returncode}: {r.stderr}"):
-        return
-    m = re.search(r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+)", r.stdout)
-    if not check(m is not None, f"kept: no addresses in its output: {r.stdout}"):
+    _, m = run_prog(a, "kept", out, r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+)")
+    if m is None:
         return
     with open(out) as f:
         p = json.load(f)

@@ -214,18 +214,58 @@ inline void track_child(pid_t pid) {
   }
 }
 
-// Waits for child pid up to ms milliseconds; a child still alive then is killed and reaped.
-// Returns its status, or -1 when it had to be killed.
+// A process's state letter (R, S, D, ...) and the CPU time it has used, in clock ticks, from
+// /proc/PID/stat; false when it cannot be read.
+inline bool process_progress(pid_t pid, char* state, unsigned long long* ticks) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = fopen(path, "r");
+  if (f == nullptr) return false;
+  char buf[1024];
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char* p = strrchr(buf, ')');  // the name may hold spaces and parentheses
+  unsigned long long user = 0, sys = 0;
+  if (p == nullptr ||
+      sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", state, &user, &sys) != 3)
+    return false;
+  *ticks = user + sys;
+  return true;
+}
+
+inline bool passed(const timespec& end) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec);
+}
+
+// Whether a child past its time is stuck: asleep, and its CPU time unchanged over 200 ms. A
+// child that still runs, or waits for a CPU, is slow, not hung: on a machine busy with other work
+// (a load of 10-20) a child's exit took more than the 3 s fork_with_stats gives it, and a verdict
+// by the clock alone called it hung.
+inline bool stuck(pid_t pid) {
+  char s1 = 0, s2 = 0;
+  unsigned long long t1 = 0, t2 = 0;
+  if (!process_progress(pid, &s1, &t1)) return true;  // a zombie's or a gone child's: reaped next
+  usleep(200'000);
+  if (!process_progress(pid, &s2, &t2)) return true;
+  return s1 == 'S' && s2 == 'S' && t1 == t2;
+}
+
+// Waits for child pid up to ms milliseconds, and past them while it is not stuck (above), up to
+// 60 s more; a child still alive then is killed and reaped. Returns its status, or -1 when it had
+// to be killed.
 inline int wait_child(pid_t pid, long ms) {
-  timespec end = in_ms(CLOCK_MONOTONIC, ms);
+  const timespec end = in_ms(CLOCK_MONOTONIC, ms);
+  const timespec last = in_ms(CLOCK_MONOTONIC, ms + 60'000);
   int status = 0;
   for (;;) {
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) return status;
     if (r < 0 && errno != EINTR) return -2;
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec)) {
+    if (passed(end) && (passed(last) || stuck(pid))) {
+      if (waitpid(pid, &status, WNOHANG) == pid) return status;  // it ended meanwhile
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       return -1;
