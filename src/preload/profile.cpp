@@ -424,10 +424,9 @@ struct pending_record {
   bool broadcast;
   long woken;
 };
-static_assert(std::is_trivially_copyable_v<pending_record>, "kept as bytes");
-// As bytes: __thread wants no initializer, and wait_record's members have theirs.
-alignas(pending_record) __thread unsigned char tl_kept[kPending * sizeof(pending_record)]
-    __attribute__((tls_model("initial-exec")));
+static_assert(std::is_trivially_copyable_v<pending_record> && sizeof(pending_record) <= kKeptBytes &&
+                  alignof(pending_record) <= 8,
+              "kept as bytes in the thread's share");
 
 void make(const pending_record& p) noexcept {
   if (p.counted != nullptr) {
@@ -438,6 +437,21 @@ void make(const pending_record& p) noexcept {
   }
 }
 
+// Whether the lock's entry has the site `caller` already (or has all it keeps). A new site's
+// callers are unwound from the lock call that waited there (capture() looks for that call's return
+// address on the stack), so a wait at a new site is recorded at once, in its lock call, never kept.
+bool site_known(const void* object, const void* caller) noexcept {
+  const entry* e = find(object, false);
+  if (e == nullptr) return false;
+  const auto c = reinterpret_cast<std::uintptr_t>(caller);
+  for (const site_record& s : e->sites) {
+    const std::uintptr_t k = s.caller.load(std::memory_order_acquire);
+    if (k == c) return true;
+    if (k == 0) return false;
+  }
+  return true;  // every kept site taken: this one counts with the rest, unwinding nothing
+}
+
 // Keeps p while this thread holds a profiled lock, else makes it now; a full list is made first.
 // A lock's wait comes with its lock just taken (on_contended, before on_acquire counts it), so it
 // is always kept. Only a thread with a share keeps records: its share's key destructor makes them
@@ -445,12 +459,13 @@ void make(const pending_record& p) noexcept {
 // key) makes each at once.
 void keep_or_make(const pending_record& p) noexcept {
   const int held = tl_holding + (p.counted != nullptr ? 1 : 0);
-  if (held <= 0 || (tl_share == nullptr ? claim_share() : tl_share) == no_share()) {
+  if (held <= 0 || (p.counted != nullptr && !site_known(p.object, p.caller)) ||
+      (tl_share == nullptr ? claim_share() : tl_share) == no_share()) {
     make(p);
     return;
   }
   if (tl_pending == kPending) profile_flush();
-  std::memcpy(tl_kept + tl_pending++ * sizeof(pending_record), &p, sizeof p);
+  std::memcpy(tl_share->kept + tl_pending++ * kKeptBytes, &p, sizeof p);
 }
 
 }  // namespace
@@ -467,7 +482,7 @@ void profile_flush() noexcept {
   tl_pending = 0;
   for (std::uint8_t i = 0; i < n; ++i) {
     pending_record p;
-    std::memcpy(&p, tl_kept + i * sizeof(pending_record), sizeof p);
+    std::memcpy(&p, tl_share->kept + i * kKeptBytes, sizeof p);
     make(p);
   }
   if (tl_holding < 0) tl_holding = 0;

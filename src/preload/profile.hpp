@@ -52,8 +52,9 @@ constexpr std::uint32_t kSampleEvery = 16;
 // time, about a tenth (bench/results/profile-batches-zen4). So a thread keeps up to kPending records and
 // makes them at the end of the interposed call that released its last profiled lock once it holds
 // kFlushAt or more, at its exit, at the report at exit, and where a record more would not fit.
-// Figures the same, made later: up to kPending - 1 of a thread still running at exit are not in
-// the report.
+// Figures the same, made later: up to kPending of a thread still running at exit are not in the
+// report. A wait at a site new to its lock is recorded at once (its callers are unwound from its
+// lock call).
 constexpr std::uint8_t kPending = 16;
 constexpr std::uint8_t kFlushAt = 8;
 

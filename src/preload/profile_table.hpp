@@ -21,6 +21,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "profile.hpp"
+
 namespace spinwise::preload::profile_table {
 
 constexpr std::size_t kSites = 4;    // call sites kept per lock; the rest are counted together
@@ -114,10 +116,15 @@ struct share_slot {
   std::uint64_t last_use;      // its thread's record count at the slot's last record (the victim: least)
   figures f;
 };
+// A kept record's bytes (profile.cpp's pending_record, at most this size).
+constexpr std::size_t kKeptBytes = 96;
 struct alignas(64) share {
   std::atomic<std::uint32_t> owned;  // 1: a thread's (taken at its first record, freed at its exit)
   std::atomic<std::uint32_t> gen;
   share_slot slots[kShareSlots];
+  // Its thread's records kept until their release (profile.hpp's kPending; how many: tl_pending).
+  // Here, not in a thread-local: the library's static TLS stays small enough to be dlopen'ed.
+  alignas(8) unsigned char kept[kPending * kKeptBytes];
 };
 
 // The table: keys (the objects' addresses, 0 free) apart from the entries, so that a lookup of a

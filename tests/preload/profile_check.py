@@ -104,7 +104,13 @@ def rank(a, mode, prefix):
     check(len(got) == 3 and all(g[0] == w[0] and g[1].startswith(w[1]) for g, w in zip(got, want)),
           f"{mode}: ranked {got}, expected {want}:\n{r.stderr}")
     with open(out) as f:
-        sums_agree(json.load(f), mode)
+        p = json.load(f)
+    sums_agree(p, mode)
+    # Each ranked lock's site has its callers too (the waiter thread's frames above c_wait_hot...),
+    # unwound from the lock call that waited there.
+    for lk in sorted(p["locks"], key=lambda lk: -lk["wait_ticks"])[:3]:
+        frames = [len(s["frames"]) for s in lk["sites"]]
+        check(frames and min(frames) >= 2, f"{mode}: lock {lk['address']}: sites with {frames} frames, no callers")
 
 
 def many(a):

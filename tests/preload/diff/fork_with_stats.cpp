@@ -56,7 +56,7 @@ int main() {
   int hung = 0, bad = 0, failed = 0;
   long during = 0;
   for (int i = 0; i < forks && hung < kMaxHung; ++i) {
-    sc::step("fork a child that exits at once, while threads lock a mutex", 75);  // wait_child's bound
+    sc::step("fork a child that exits at once, while threads lock a mutex", 35);  // wait_child's bound
     const long before = g_done[0].load() + g_done[1].load();
     const pid_t pid = fork();
     if (pid == 0) exit(0);

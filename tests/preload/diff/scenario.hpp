@@ -254,11 +254,12 @@ inline bool stuck(pid_t pid) {
 }
 
 // Waits for child pid up to ms milliseconds, and past them while it is not stuck (above), up to
-// 60 s more; a child still alive then is killed and reaped. Returns its status, or -1 when it had
-// to be killed.
+// 20 s more (a child that spins in a lock forever is hung too, and fork_with_stats' five of them
+// must stay within its run's bound); a child still alive then is killed and reaped. Returns its status, or -1
+// when it had to be killed.
 inline int wait_child(pid_t pid, long ms) {
   const timespec end = in_ms(CLOCK_MONOTONIC, ms);
-  const timespec last = in_ms(CLOCK_MONOTONIC, ms + 60'000);
+  const timespec last = in_ms(CLOCK_MONOTONIC, ms + 20'000);
   int status = 0;
   for (;;) {
     const pid_t r = waitpid(pid, &status, WNOHANG);
