@@ -251,11 +251,7 @@ void give_back(share_slot& slot) noexcept {
 // The records a thread kept for want of releasing its last profiled lock are made first (the
 // statistics' part into their class's overflow block: the thread's shards went at its exit).
 void release_share(void* p) noexcept {
-  if (tl_pending != 0) {
-    ++tl_inside;
-    profile_flush();
-    --tl_inside;
-  }
+  if (tl_pending != 0) profile_flush();
   tl_share = no_share();  // a later key destructor's lock calls record into the entries
   static_cast<share*>(p)->owned.store(0, std::memory_order_release);
 }
@@ -412,8 +408,8 @@ void record_wake_now(const void* cond, bool broadcast, long woken) noexcept {
   record(*e, [&](figures& f, auto to) noexcept { record_wake<decltype(to)>(f, broadcast, woken); });
 }
 
-// A record kept until this thread holds no profiled lock (profile.hpp): a lock's wait with its
-// class's hook, or a condition's wake-up (counted == nullptr).
+// A record kept for a batch after a release (profile.hpp): a lock's wait with its class's hook,
+// or a condition's wake-up (counted == nullptr).
 struct pending_record {
   const void* object;
   const void* caller;
@@ -454,9 +450,9 @@ bool site_known(const void* object, const void* caller) noexcept {
 
 // Keeps p while this thread holds a profiled lock, else makes it now; a full list is made first.
 // A lock's wait comes with its lock just taken (on_contended, before on_acquire counts it), so it
-// is always kept. Only a thread with a share keeps records: its share's key destructor makes them
-// if the thread exits holding a lock (release_share); one without (past kShares threads, or no
-// key) makes each at once.
+// is kept unless its site is new (site_known). Only a thread with a share keeps records: its share's key
+// destructor makes them if the thread exits holding a lock (release_share); one without (past kShares
+// threads, or no key) makes each at once.
 void keep_or_make(const pending_record& p) noexcept {
   const int held = tl_holding + (p.counted != nullptr ? 1 : 0);
   if (held <= 0 || (p.counted != nullptr && !site_known(p.object, p.caller)) ||
@@ -475,9 +471,11 @@ void profile_contended(const void* object, object_kind kind, const void* caller,
   keep_or_make(pending_record{object, caller, counted, r, m, kind, false, 0});
 }
 
-// In the order they were kept. A signal handler's lock calls while this runs are plain ones
-// (tl_inside: the callers count this call), so nothing is kept or made twice.
+// In the order they were kept, inside a counted call of its own (tl_inside: a signal handler's
+// lock calls meanwhile are plain ones), so nothing is kept or made twice; callers inside an
+// interposed call or outside any (a thread's exit, the report) alike.
 void profile_flush() noexcept {
+  ++tl_inside;
   const std::uint8_t n = tl_pending;
   tl_pending = 0;
   for (std::uint8_t i = 0; i < n; ++i) {
@@ -486,6 +484,7 @@ void profile_flush() noexcept {
     make(p);
   }
   if (tl_holding < 0) tl_holding = 0;
+  --tl_inside;
 }
 
 // Called for one acquisition in kSampleEvery of this thread's (profile_stats::on_acquire), which

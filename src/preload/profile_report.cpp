@@ -253,11 +253,7 @@ std::string profile_json(const stats_snapshot& snap) {
 void write_profile_at_exit() noexcept {
   // Records kept by an exit with a profiled lock held, the statistics' part too (their report is
   // written after this one, also by a forked child that writes no profile).
-  if (tl_pending != 0) {
-    ++tl_inside;
-    profile_flush();
-    --tl_inside;
-  }
+  if (tl_pending != 0) profile_flush();
   const char* path = detail::env("SPINWISE_PRELOAD_PROFILE");
   if (path == nullptr || g_table.slots.load(std::memory_order_acquire) == 0) return;
   if (g_forked_child.load(std::memory_order_relaxed) && std::strstr(path, "%p") == nullptr) return;
