@@ -89,18 +89,14 @@ selected() {  # name: chosen by the command line (every check when it names none
   return 1
 }
 
-passed=0
-failed=0
-i=0
-for c in "${checks[@]}"; do
-  IFS='|' read -r name model sflags cflags_d panflags expect <<<"$c"
-  selected "$name" || continue
-  i=$((i + 1))
-  dir="$work/$i"
+# One check, in its own directory: its report line in $dir/line, and when it failed what to show in
+# $dir/failure; run_check's status is the verdict.
+run_check() {  # dir name model sflags cflags_d panflags expect
+  local dir=$1 name=$2 model=$3 sflags=$4 cflags_d=$5 panflags=$6 expect=$7
+  local t0 verdict="" why="" states="-" ptime="-" out errors found total
   mkdir -p "$dir"
   cp "$models/$model" "$dir/"
   t0=$(date +%s.%N)
-  verdict="" why="" states="-" ptime="-"
   # shellcheck disable=SC2086  # the switch lists are meant to split
   if ! (cd "$dir" && spin -a $sflags "$model") >"$dir/spin.log" 2>&1 || [ ! -f "$dir/pan.c" ]; then
     verdict=FAILED why="spin -a failed"
@@ -137,12 +133,36 @@ for c in "${checks[@]}"; do
   fi
   total=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   printf '%-52s %9s states  pan %5s s  total %4s s  %s\n' "$name" "${states:--}" "${ptime:--}" "$total" \
-    "$verdict${why:+: $why}"
+    "$verdict${why:+: $why}" >"$dir/line"
   if [ "$verdict" = FAILED ]; then
+    {
+      tail -n 25 <<<"$out" | sed 's/^/    /'
+      echo "    by hand, in a scratch directory: cp $models/$model . && spin -a $sflags $model &&" \
+        "gcc -O2 $cflags_d -o pan pan.c && ./pan -m$depth $panflags && spin -t -p $sflags $model"
+    } >"$dir/failure"
+    return 1
+  fi
+}
+
+# The checks are independent: as many at once as there are CPUs (SPINWISE_MODELS_JOBS), each
+# reported in the order listed.
+jobs=${SPINWISE_MODELS_JOBS:-$(nproc)}
+passed=0
+failed=0
+i=0
+for c in "${checks[@]}"; do
+  IFS='|' read -r name model sflags cflags_d panflags expect <<<"$c"
+  selected "$name" || continue
+  i=$((i + 1))
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  run_check "$work/$i" "$name" "$model" "$sflags" "$cflags_d" "$panflags" "$expect" &
+done
+wait
+for ((k = 1; k <= i; k++)); do
+  cat "$work/$k/line" 2>/dev/null || echo "check $k: no report (its job died)"
+  if [ -f "$work/$k/failure" ] || [ ! -f "$work/$k/line" ]; then
     failed=$((failed + 1))
-    tail -n 25 <<<"$out" | sed 's/^/    /'
-    echo "    by hand, in a scratch directory: cp $models/$model . && spin -a $sflags $model &&" \
-      "gcc -O2 $cflags_d -o pan pan.c && ./pan -m$depth $panflags && spin -t -p $sflags $model"
+    cat "$work/$k/failure" 2>/dev/null
   else
     passed=$((passed + 1))
   fi
