@@ -49,14 +49,17 @@ constexpr std::uint32_t kSampleEvery = 16;
 // site, the thread's slot, the class's own counters), each lengthened a hold that the lock's other
 // threads waited behind. Made at the end of every release instead, they cost a bounded buffer a
 // third of its items all the same, with more futex calls and context switches; made a batch at a
-// time, about a tenth (bench/results/profile-batches-zen4). So a thread keeps up to kPending records and
-// makes them at the end of the interposed call that released its last profiled lock once it holds
-// kFlushAt or more, at its exit, at the report at exit, and where a record more would not fit.
+// time, about a tenth (bench/results/profile-batches-zen4); made where the thread is about to
+// sleep in a condition wait, and on a release's way back only from 12 on, none measurable
+// (bench/results/profile-cond-flush-zen4). So a thread keeps up to kPending records and makes them
+// in a condition wait before it sleeps (holding no other lock), at the end of the interposed call
+// that released its last profiled lock once it holds kFlushAt or more, at its exit, at the report
+// at exit, and where a record more would not fit.
 // Figures the same, made later: up to kPending of a thread still running at exit are not in the
 // report. A wait at a site new to its lock is recorded at once (its callers are unwound from its
 // lock call).
 constexpr std::uint8_t kPending = 16;
-constexpr std::uint8_t kFlushAt = 8;
+constexpr std::uint8_t kFlushAt = 12;
 
 // profile.cpp. object: the pthread object's address (the table's key); caller: the interposed
 // call's return address. `counted`: the class's own on_contended, which is deferred with it.

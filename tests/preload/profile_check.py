@@ -14,7 +14,8 @@ CHECK:
                has its own lock, the parent's has its own and not the child's
   cond         20 broadcasts to 4 waiters: the waits counted, the storm named
   kept         waits recorded after the release: 20 made while another lock is held (more than a
-               thread keeps) all counted, and the wait of a thread that exits holding its lock
+               thread keeps) all counted, the wait of a thread that exits holding its lock, and 5
+               of a thread asleep in a condition wait at exit (made before it slept)
   unwinder_lock  a program whose _Unwind_Backtrace takes a pthread lock (as libunwind's, which
                perf links): under the profile it exits, having been through that unwinder
   passthrough  spinwise-run's output is the program's, its status the program's (an exit code, a
@@ -198,15 +199,18 @@ def cond(a):
 
 def kept(a):
     out = os.path.join(a.out, "kept.json")
-    _, m = run_prog(a, "kept", out, r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+)")
+    _, m = run_prog(a, "kept", out, r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+) napped (0x[0-9a-f]+)")
     if m is None:
         return
     with open(out) as f:
         p = json.load(f)
     waits = {int(lk["address"], 16): lk["contended"] for lk in p["locks"]}
-    inner, left = int(m.group(1), 16), int(m.group(2), 16)
+    inner, left, napped = (int(m.group(i), 16) for i in (1, 2, 3))
     check(waits.get(inner) == 20, f"kept: the lock waited on 20 times inside another has {waits.get(inner)} waits")
     check(waits.get(left) == 1, f"kept: the lock its waiter exited holding has {waits.get(left)} waits, not 1")
+    check(waits.get(napped) == 5,
+          f"kept: the lock waited on 5 times by a thread asleep in a condition wait at exit has "
+          f"{waits.get(napped)} waits (its kept records are made before it sleeps)")
     sums_agree(p, "kept")
 
 

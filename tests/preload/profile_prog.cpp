@@ -13,8 +13,10 @@
 //                             whose child waits on a lock of its own and exits normally; prints
 //                             the child's pid and both locks' addresses
 //   profile_prog cond         a condition variable broadcast to 4 waiters, 20 times
-//   profile_prog kept         20 waits made while another lock is held, and a thread that exits
-//                             holding the lock it waited for; prints both locks' addresses
+//   profile_prog kept         20 waits made while another lock is held, a thread that exits
+//                             holding the lock it waited for, and one that waits 5 times, then
+//                             sleeps in a condition wait until the exit; prints the three locks'
+//                             addresses
 //   profile_prog exit CODE    one line on each of stdout and stderr, then exits with CODE
 //   profile_prog kill         one line on stdout, then kills itself with SIGTERM
 
@@ -194,7 +196,38 @@ int kept() {
   std::thread u = start_waiter([](void* m) { pthread_mutex_lock(static_cast<pthread_mutex_t*>(m)); }, &left);
   pthread_mutex_unlock(&left);
   u.join();  // `left` stays locked by a thread that is gone: nothing takes it again
-  std::printf("inner %p left %p\n", static_cast<void*>(&inner), static_cast<void*>(&left));
+
+  // A thread holding `m` waits kNapWaits times on `napped` (fewer than a release makes), then
+  // sleeps in a condition wait it never leaves: its kept records are made before it sleeps there
+  // (src/preload/cond.cpp), so they are in the report though the thread still runs at exit.
+  constexpr int kNapWaits = 5;
+  static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, napped = PTHREAD_MUTEX_INITIALIZER;
+  static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+  std::atomic<int> go_nap{0}, done_nap{0};
+  std::atomic<pid_t> sleeper{0};
+  pthread_mutex_lock(&napped);
+  std::thread s([&] {
+    sleeper = gettid();
+    pthread_mutex_lock(&m);
+    for (int i = 1; i <= kNapWaits; ++i) {
+      while (go_nap.load() != i) std::this_thread::yield();
+      many_wait(&napped);
+      done_nap = i;
+    }
+    for (;;) pthread_cond_wait(&never, &m);
+  });
+  for (int i = 1; i <= kNapWaits; ++i) {
+    if (i > 1) pthread_mutex_lock(&napped);
+    go_nap = i;
+    wait_until_asleep(sleeper);
+    pthread_mutex_unlock(&napped);
+    while (done_nap.load() != i) std::this_thread::yield();
+  }
+  pthread_mutex_lock(&m);      // free once the thread is inside its condition wait
+  wait_until_asleep(sleeper);  // and asleep there, its records made before
+  s.detach();
+  std::printf("inner %p left %p napped %p\n", static_cast<void*>(&inner), static_cast<void*>(&left),
+              static_cast<void*>(&napped));
   return 0;
 }
 
