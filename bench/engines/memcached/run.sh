@@ -11,8 +11,9 @@
 #       [--arms "none glibc hybrid adaptive"] [--spin-arms "ttas"] [--no-sysbench | --sysbench-only]
 #       [--baseline PATH] [--smoke] [--force]
 #
-# --baseline PATH: another build's interposer (the last landed revision's); an arm KIND@base runs
-# KIND under it, interleaved with the others, so a change is compared run for run.
+# --baseline PATH: another build's interposer (the last landed revision's); an arm KIND@base (or
+# KIND+profile@base) runs KIND under it, interleaved with the others, so a change is compared run
+# for run.
 #
 # Needs memcached, memcaslap (libmemcached-tools) and sysbench: tools/setup.sh engines. Exit 2 for
 # a bad flag, 3 when the CPUs are busy (over 20% in the 2 s before the start; --force runs anyway),
@@ -70,7 +71,7 @@ for a in $arms $spin_arms; do
   case "$a" in
     none|glibc|hybrid|adaptive|ttas) ;;
     hybrid+profile|adaptive+profile|ttas+profile) ;;  # the kind with the per-lock profile on
-    glibc@base|hybrid@base|adaptive@base|ttas@base)
+    glibc@base|hybrid@base|adaptive@base|ttas@base|hybrid+profile@base|adaptive+profile@base|ttas+profile@base)
       [ -f "$baseline" ] || { echo "run.sh: arm '$a' needs --baseline PATH, an existing library" >&2; exit 2; } ;;
     ticket|mcs) echo "run.sh: the interposer has no '$a' kind any more (docs/preload.md, \"No FIFO kind\")" >&2; exit 2 ;;
     *) echo "run.sh: unknown arm '$a'" >&2; exit 2 ;;

@@ -15,8 +15,8 @@ own cost); the others are spinwise's kinds. Throughput is the program's work ove
 Then, unless --no-counters, one more run of each program per spinwise arm with
 SPINWISE_PRELOAD_STATS, untimed, for the lock counters (statistics are off in the timed runs, as in
 a user's). With --baseline PATH (another build's interposer: the last landed revision's) an arm
-KIND@base runs KIND under that library instead, in the same interleaving, so a change to the
-interposer is compared with what it replaces run for run. Then the memcached grid (bench/engines/memcached/run.sh, same arms) unless --no-memcached.
+KIND@base (or KIND+profile@base, the profile on) runs KIND under that library instead, in the
+same interleaving, so a change to the interposer is compared with what it replaces run for run. Then the memcached grid (bench/engines/memcached/run.sh, same arms) unless --no-memcached.
 <out>/runs.jsonl holds a line per run, <out>/README.md the tables (report.py).
 
 Needs sysbench, pigz, zstd, Debian's python3 and a C compiler (tools/setup.sh engines). Exit 2 for
@@ -352,8 +352,12 @@ def main(argv):
     if len(set(arms)) != len(arms):
         print(f"run.py: an arm is named twice in --arms '{a.arms}'", file=sys.stderr)
         return 2
-    bad = [x for x in arms if x not in ARMS and not (x.endswith("@base") and x[:-5] in ARMS[1:])
-           and not (x.endswith("+profile") and x[:-8] in ARMS[2:])]
+    def known(x):  # KIND, KIND@base (not none), KIND+profile and KIND+profile@base (not none, glibc)
+        kind = x[:-5] if x.endswith("@base") else x
+        if x != kind and kind == "none":
+            return False
+        return kind in ARMS or (kind.endswith("+profile") and kind[:-8] in ARMS[2:])
+    bad = [x for x in arms if not known(x)]
     if bad or not arms:
         print(f"run.py: unknown arm {' '.join(bad) or '(none given)'} (known: {' '.join(ARMS)})", file=sys.stderr)
         return 2
