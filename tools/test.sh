@@ -108,8 +108,10 @@ stage_format() {
 stage_models() {
   bash "$root/tests/models/run_models.sh"
 }
+# The test programs outside the lock suites at -O1 (SPINWISE_TEST_DRIVER_FLAGS, tests/CMakeLists.txt):
+# the libraries, tools and lock suites they test are built at -O3 all the same.
 stage_release() {
-  build $broot/release -DCMAKE_BUILD_TYPE=Release && run_ctest $broot/release --
+  build $broot/release -DCMAKE_BUILD_TYPE=Release -DSPINWISE_TEST_DRIVER_FLAGS=-O1 && run_ctest $broot/release --
 }
 # Sanitized and emulated runs do less work per stress test (SPINWISE_TEST_SCALE) but the same checks.
 # Sanitized builds compile with -Og -g1: line tables are all a sanitizer's report needs (file:line
@@ -119,7 +121,10 @@ stage_release() {
 # These stages and the aarch64 one also build in unity mode (CMAKE_UNITY_BUILD: each target's
 # sources compiled as one, ~11% less build); the release stage builds each source alone, as a
 # user's build does, so a source that compiles only beside its neighbours still fails there.
-san_build=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON)
+# They and the aarch64 stage run the typed lock suites on each lock's default policy only
+# (SPINWISE_TEST_POLICY_VARIANTS, tests/locks/CMakeLists.txt); the release stage on every variant.
+san_build=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON
+  -DSPINWISE_TEST_POLICY_VARIANTS=OFF)
 # CompareMedians: the statistics of the paired comparison, one thread of arithmetic (tests/calibration/
 # uncertainty_test.cpp), nothing for ThreadSanitizer to see; 38 of the stage's 101 test-seconds here.
 # The release and aarch64 stages run them all, asan all but two (below).
@@ -159,7 +164,7 @@ stage_aarch64() {
   # -O2, what Debian's packages are built with (dpkg-buildflags), not CMake's Release -O3: 10% less
   # build; the release stage keeps -O3 on x86_64.
   build $broot/aarch64 -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON \
-    -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" \
+    -DCMAKE_TOOLCHAIN_FILE="$root/tools/cmake/aarch64-linux-gnu.cmake" -DSPINWISE_TEST_POLICY_VARIANTS=OFF \
     -DSPINWISE_BUILD_MICROBENCH=OFF -DSPINWISE_HEADER_CHECK=OFF ||
     return 1
   local rc=0 kind name count select=()

@@ -30,10 +30,12 @@ using ExclusiveLockTypes = ::testing::Types<
     std::mutex,  // the reference: every test must pass on it too
     spinwise::tas_mutex, spinwise::ttas_mutex, spinwise::ticket_mutex, spinwise::mcs_mutex,
     spinwise::hybrid_mutex,
+#if SPINWISE_TEST_POLICY_VARIANTS  // tests/locks/CMakeLists.txt
     // the same algorithms over other policies (InnoDB-exact, no backoff, backoff on a FIFO lock)
     spinwise::ttas_mutex_t<spinwise::innodb_policy<>>, spinwise::hybrid_mutex_t<spinwise::innodb_policy<>>,
     spinwise::tas_mutex_t<spinwise::no_backoff_policy<>>,
     spinwise::mcs_mutex_t<spinwise::exp_backoff_policy<policy_variant_tag>>,
+#endif
     // the shared locks' exclusive side (their shared side: shared_lock_test.cpp)
     spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock>;
 

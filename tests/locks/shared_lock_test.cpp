@@ -39,14 +39,16 @@ struct variant_tag;
 using SharedLockTypes =
     ::testing::Types<std::shared_mutex,  // the reference: every test that is not about a spinwise promise
                                          // runs on it
-                     spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock,
-                     // the same algorithms over other policies
+#if SPINWISE_TEST_POLICY_VARIANTS        // tests/locks/CMakeLists.txt
+                     // the algorithms below over other policies
                      spinwise::spin_shared_mutex_t<spinwise::no_backoff_policy<>>,
                      spinwise::spin_shared_mutex_t<spinwise::innodb_policy<>>,
                      // the shared latches' InnoDB replay (their default was innodb_policy up to 0.2.0)
                      spinwise::hybrid_shared_mutex_t<spinwise::innodb_policy<variant_tag>>,
                      spinwise::sx_lock_t<spinwise::innodb_policy<variant_tag>>,
-                     spinwise::sx_lock_t<spinwise::exp_backoff_policy<variant_tag>>>;
+                     spinwise::sx_lock_t<spinwise::exp_backoff_policy<variant_tag>>,
+#endif
+                     spinwise::spin_shared_mutex, spinwise::hybrid_shared_mutex, spinwise::sx_lock>;
 
 // What each lock promises beyond SharedLockable.
 template <class L>
