@@ -160,7 +160,7 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
     } else {
       tl_caller = caller;
       rc = f(kind, std::integral_constant<int, kStatsProfile>{});
-      if (tl_pending >= kFlushAt && tl_holding <= 0) profile_flush();  // a batch, after the last release
+      profile_flush_if_free(kFlushAt);  // a batch, after the last release
     }
   };
   switch (k) {

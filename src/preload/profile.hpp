@@ -67,6 +67,11 @@ using class_wait_hook = void (*)(const wait_record&, lock_mode) noexcept;
 void profile_contended(const void* object, object_kind kind, const void* caller, const wait_record& r,
                        lock_mode m, class_wait_hook counted) noexcept;
 void profile_flush() noexcept;  // this thread's deferred records, now
+// Makes them if it keeps `at_least` (1 or more) and holds no profiled lock: on a release's way
+// back (kFlushAt) and in a condition wait before the sleep (1).
+inline void profile_flush_if_free(std::uint8_t at_least) noexcept {
+  if (tl_pending >= at_least && tl_holding <= 0) profile_flush();
+}
 void profile_acquired(const void* object) noexcept;
 void profile_released(const void* object) noexcept;  // only when tl_held == object
 void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks, bool timed_out) noexcept;

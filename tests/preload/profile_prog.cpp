@@ -163,68 +163,67 @@ int many(int n) {
 
 // --- records kept past a wait ----------------------------------------------------------------------
 
+// `n` waits of one thread on `lock`, each forced: the thread that made this holds the lock, and
+// let_in() lets the waiter start its i-th wait, lets the lock go once the waiter sleeps in it and
+// takes it back after that wait is done; waiter() runs on the waiting thread.
+struct forced_waits {
+  forced_waits(pthread_mutex_t* l, int count) : lock(l), n(count) { pthread_mutex_lock(lock); }
+  void waiter() {
+    tid = gettid();
+    for (int i = 1; i <= n; ++i) {
+      while (go.load() != i) std::this_thread::yield();
+      many_wait(lock);
+      done = i;
+    }
+  }
+  void let_in() {
+    for (int i = 1; i <= n; ++i) {
+      if (i > 1) pthread_mutex_lock(lock);
+      go = i;
+      wait_until_asleep(tid);
+      pthread_mutex_unlock(lock);
+      while (done.load() != i) std::this_thread::yield();
+    }
+  }
+  pthread_mutex_t* lock;
+  int n;
+  std::atomic<int> go{0}, done{0};
+  std::atomic<pid_t> tid{0};
+};
+
 // A thread's waits are recorded in batches once it holds no profiled lock
 // (src/preload/profile.hpp, kPending): a thread holding `outer` waits 20 times on `inner` (more
 // than the 16 records a thread keeps), then lets both go; another waits on `left` and exits holding it.
-// Prints the two waited locks' addresses.
 int kept() {
-  constexpr int kKeptWaits = 20;
   static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER,
                          left = PTHREAD_MUTEX_INITIALIZER;
-  std::atomic<int> go{0}, done{0};
-  std::atomic<pid_t> tid{0};
-  pthread_mutex_lock(&inner);
+  forced_waits kept_waits(&inner, 20);
   std::thread t([&] {
-    tid = gettid();
     pthread_mutex_lock(&outer);
-    for (int i = 1; i <= kKeptWaits; ++i) {
-      while (go.load() != i) std::this_thread::yield();
-      many_wait(&inner);  // main holds it until this thread sleeps in it
-      done = i;
-    }
+    kept_waits.waiter();
     pthread_mutex_unlock(&outer);
   });
-  for (int i = 1; i <= kKeptWaits; ++i) {
-    if (i > 1) pthread_mutex_lock(&inner);
-    go = i;
-    wait_until_asleep(tid);
-    pthread_mutex_unlock(&inner);
-    while (done.load() != i) std::this_thread::yield();
-  }
+  kept_waits.let_in();
   t.join();
   pthread_mutex_lock(&left);
   std::thread u = start_waiter([](void* m) { pthread_mutex_lock(static_cast<pthread_mutex_t*>(m)); }, &left);
   pthread_mutex_unlock(&left);
   u.join();  // `left` stays locked by a thread that is gone: nothing takes it again
 
-  // A thread holding `m` waits kNapWaits times on `napped` (fewer than a release makes), then
-  // sleeps in a condition wait it never leaves: its kept records are made before it sleeps there
+  // A thread holding `m` waits 5 times on `napped` (fewer than a release makes), then sleeps in a
+  // condition wait it never leaves: its kept records are made before it sleeps there
   // (src/preload/cond.cpp), so they are in the report though the thread still runs at exit.
-  constexpr int kNapWaits = 5;
   static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, napped = PTHREAD_MUTEX_INITIALIZER;
   static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
-  std::atomic<int> go_nap{0}, done_nap{0};
-  std::atomic<pid_t> sleeper{0};
-  pthread_mutex_lock(&napped);
+  forced_waits nap_waits(&napped, 5);
   std::thread s([&] {
-    sleeper = gettid();
     pthread_mutex_lock(&m);
-    for (int i = 1; i <= kNapWaits; ++i) {
-      while (go_nap.load() != i) std::this_thread::yield();
-      many_wait(&napped);
-      done_nap = i;
-    }
+    nap_waits.waiter();
     for (;;) pthread_cond_wait(&never, &m);
   });
-  for (int i = 1; i <= kNapWaits; ++i) {
-    if (i > 1) pthread_mutex_lock(&napped);
-    go_nap = i;
-    wait_until_asleep(sleeper);
-    pthread_mutex_unlock(&napped);
-    while (done_nap.load() != i) std::this_thread::yield();
-  }
-  pthread_mutex_lock(&m);      // free once the thread is inside its condition wait
-  wait_until_asleep(sleeper);  // and asleep there, its records made before
+  nap_waits.let_in();
+  pthread_mutex_lock(&m);            // free once the thread is inside its condition wait
+  wait_until_asleep(nap_waits.tid);  // and asleep there, its records made before
   s.detach();
   std::printf("inner %p left %p napped %p\n", static_cast<void*>(&inner), static_cast<void*>(&left),
               static_cast<void*>(&napped));
