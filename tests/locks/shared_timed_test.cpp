@@ -33,9 +33,14 @@ struct park_now_tag;
 using park_now_policy = spinwise::innodb_policy<park_now_tag>;
 const bool kParkNowSet = park_now_policy::set_spin_loops(0).ok();
 
+// With SPINWISE_TEST_POLICY_VARIANTS (tests/locks/CMakeLists.txt) on a policy without backoff too.
 using TimedTypes =
-    ::testing::Types<spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>,
-                     spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>>;
+    ::testing::Types<spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>
+#if SPINWISE_TEST_POLICY_VARIANTS
+                     ,
+                     spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>
+#endif
+                     >;
 
 template <class L>
 class SharedTimed : public ::testing::Test {};

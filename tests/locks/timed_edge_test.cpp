@@ -65,9 +65,17 @@ using hm_park_stats = sw::hybrid_mutex_t<park_now_time, sw::class_stats<edge_mut
 using hsm_time = sw::hybrid_shared_mutex_t<sw::time_policy<edge_tag>>;
 using hsm_park_stats = sw::hybrid_shared_mutex_t<park_now_innodb, sw::class_stats<edge_shared_class>>;
 
+// Each lock on its default policy and parking at once with statistics; with
+// SPINWISE_TEST_POLICY_VARIANTS (tests/locks/CMakeLists.txt) on another policy too.
+#if SPINWISE_TEST_POLICY_VARIANTS
 using AllTimedLocks = ::testing::Types<sw::hybrid_mutex, hm_innodb, hm_park_stats, sw::hybrid_shared_mutex,
                                        hsm_time, hsm_park_stats>;
 using SharedTimedLocks = ::testing::Types<sw::hybrid_shared_mutex, hsm_time, hsm_park_stats>;
+#else
+using AllTimedLocks =
+    ::testing::Types<sw::hybrid_mutex, hm_park_stats, sw::hybrid_shared_mutex, hsm_park_stats>;
+using SharedTimedLocks = ::testing::Types<sw::hybrid_shared_mutex, hsm_park_stats>;
+#endif
 
 template <class L>
 class TimedEdge : public ::testing::Test {};
