@@ -34,13 +34,11 @@ using park_now_policy = spinwise::innodb_policy<park_now_tag>;
 const bool kParkNowSet = park_now_policy::set_spin_loops(0).ok();
 
 // With SPINWISE_TEST_POLICY_VARIANTS (tests/locks/CMakeLists.txt) on a policy without backoff too.
-using TimedTypes =
-    ::testing::Types<spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>
+using TimedTypes = ::testing::Types<
 #if SPINWISE_TEST_POLICY_VARIANTS
-                     ,
-                     spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>
+    spinwise::hybrid_shared_mutex_t<spinwise::no_backoff_policy<>>,
 #endif
-                     >;
+    spinwise::hybrid_shared_mutex, spinwise::hybrid_shared_mutex_t<park_now_policy>>;
 
 template <class L>
 class SharedTimed : public ::testing::Test {};

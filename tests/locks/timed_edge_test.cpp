@@ -67,15 +67,16 @@ using hsm_park_stats = sw::hybrid_shared_mutex_t<park_now_innodb, sw::class_stat
 
 // Each lock on its default policy and parking at once with statistics; with
 // SPINWISE_TEST_POLICY_VARIANTS (tests/locks/CMakeLists.txt) on another policy too.
+using AllTimedLocks = ::testing::Types<
 #if SPINWISE_TEST_POLICY_VARIANTS
-using AllTimedLocks = ::testing::Types<sw::hybrid_mutex, hm_innodb, hm_park_stats, sw::hybrid_shared_mutex,
-                                       hsm_time, hsm_park_stats>;
-using SharedTimedLocks = ::testing::Types<sw::hybrid_shared_mutex, hsm_time, hsm_park_stats>;
-#else
-using AllTimedLocks =
-    ::testing::Types<sw::hybrid_mutex, hm_park_stats, sw::hybrid_shared_mutex, hsm_park_stats>;
-using SharedTimedLocks = ::testing::Types<sw::hybrid_shared_mutex, hsm_park_stats>;
+    hm_innodb, hsm_time,
 #endif
+    sw::hybrid_mutex, hm_park_stats, sw::hybrid_shared_mutex, hsm_park_stats>;
+using SharedTimedLocks = ::testing::Types<
+#if SPINWISE_TEST_POLICY_VARIANTS
+    hsm_time,
+#endif
+    sw::hybrid_shared_mutex, hsm_park_stats>;
 
 template <class L>
 class TimedEdge : public ::testing::Test {};

@@ -1,26 +1,26 @@
-"""median_ci.py runs.jsonl [arm]: per cell and thread count, the arm's ops/s over sqlite's paired by rep:
-median and the distribution-free 95% interval of the median (order statistics of the binomial)."""
-import json, sys, math, collections
+#!/usr/bin/env python3
+"""median_ci.py RUNS.jsonl [ARM]: per SQLite cell and thread count (bench/engines/sqlite/run.sh's
+runs), ARM's (default hybrid) ops/s and CPU per operation over the sqlite arm's, paired by
+repetition: the median with its 95% interval from spinwise's statistics (spinwise-bench
+--estimate, found in build/release or through SPINWISE_BENCH)."""
+import collections
+import json
+import os
+import sys
+
+root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+sys.path.insert(0, os.path.join(root, "bench", "micro"))
+from reporting.estimates import Stats, find_bench  # noqa: E402
+
 arm = sys.argv[2] if len(sys.argv) > 2 else "hybrid"
-d = collections.defaultdict(dict)
+by = collections.defaultdict(dict)  # (cell, threads) -> {rep: {arm: run}}
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    d[(r["cell"], r["threads"])].setdefault(r["rep"], {})[r["arm"]] = (r["ops_per_s"], r["cpu_ns_per_op"])
-def med_ci(xs):
-    xs = sorted(xs); n = len(xs)
-    # largest k with P(Bin(n,.5) < k) <= 0.025: interval [x_k, x_{n-k+1}] (1-based)
-    cum = 0.0; k = 0
-    for i in range(n + 1):
-        p = math.comb(n, i) / 2 ** n
-        if cum + p > 0.025: break
-        cum += p; k = i + 1
-    k = max(k, 1)
-    m = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-    return m, xs[k - 1], xs[n - k], 1 - 2 * cum
-for key in sorted(d):
-    reps = d[key]
-    r = [v[arm][0] / v["sqlite"][0] for v in reps.values() if arm in v and "sqlite" in v]
-    c = [v[arm][1] / v["sqlite"][1] for v in reps.values() if arm in v and "sqlite" in v]
-    m, lo, hi, conf = med_ci(r)
-    cm, clo, chi, _ = med_ci(c)
-    print("%-22s %2d thr  n=%2d  ratio %.3f [%.3f-%.3f] (%.1f%%)  CPU/op %.3f [%.3f-%.3f]" % (key[0], key[1], len(r), m, lo, hi, conf * 100, cm, clo, chi))
+    by[(r["cell"], r["threads"])].setdefault(r["rep"], {})[r["arm"]] = r
+with Stats(find_bench()) as st:
+    for key in sorted(by):
+        pairs = [v for v in by[key].values() if arm in v and "sqlite" in v]
+        ops = st.median_ci([v[arm]["ops_per_s"] / v["sqlite"]["ops_per_s"] for v in pairs])
+        cpu = st.median_ci([v[arm]["cpu_ns_per_op"] / v["sqlite"]["cpu_ns_per_op"] for v in pairs])
+        print(f"{key[0]:<22} {key[1]:>2} threads  n={len(pairs):>2}  ratio {ops.median:.3f} "
+              f"[{ops.lo:.3f}-{ops.hi:.3f}]  CPU/op {cpu.median:.3f} [{cpu.lo:.3f}-{cpu.hi:.3f}]")
