@@ -387,9 +387,9 @@ class SPINWISE_CAPABILITY("mutex") sx_latch : public shared_lock_shell<sx_raw<Po
     tsan::pre_unlock(this, tsan::kReadLock);
     tsan::post_unlock(this, tsan::kReadLock);
     tsan::pre_lock(this, 0);
-    this->template upgrade_word<Stats>();
-    Stats::on_mode_change(this, lock_mode::x);  // X once the S holders have left
+    this->template upgrade_word<wait_stats<Stats>>();
     tsan::post_lock(this, 0);
+    Stats::on_mode_change(this, lock_mode::x);  // X once the S holders have left
     this->token_acquired(0);
   }
 
@@ -398,8 +398,8 @@ class SPINWISE_CAPABILITY("mutex") sx_latch : public shared_lock_shell<sx_raw<Po
     this->token_released();
     tsan::pre_unlock(this, 0);
     this->downgrade_word();
-    Stats::on_mode_change(this, lock_mode::sx);
     tsan::post_unlock(this, 0);
+    Stats::on_mode_change(this, lock_mode::sx);
     tsan::pre_lock(this, tsan::kReadLock);
     tsan::post_lock(this, tsan::kReadLock);
     this->token_acquired(0);

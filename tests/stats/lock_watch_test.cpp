@@ -32,11 +32,15 @@ SPINWISE_TEST_STATS_CLASS(modes_class, "test.modes");
 SPINWISE_TEST_STATS_CLASS(watch_class, "test.watch");
 SPINWISE_TEST_STATS_CLASS(toggle_class, "test.toggle");
 SPINWISE_TEST_STATS_CLASS(switch_class, "test.switch");
+SPINWISE_TEST_STATS_CLASS(first_class, "test.tsan_first");
+SPINWISE_TEST_STATS_CLASS(listed_class, "test.tsan_listed");
 
 using modes_latch = sw::sx_lock::with_stats<modes_class>;
 using watch_latch = sw::sx_lock::with_stats<watch_class>;
 using toggle_mutex = sw::hybrid_mutex::with_stats<toggle_class>;
 using switch_mutex = sw::hybrid_mutex::with_stats<switch_class>;
+using first_mutex = sw::ttas_mutex::with_stats<first_class>;
+using listed_mutex = sw::hybrid_mutex::with_stats<listed_class>;
 
 std::string site_text(const sw::lock_site& s) { return std::string(s.file) + ":" + std::to_string(s.line); }
 
@@ -263,6 +267,55 @@ TEST(LockTracking, SwitchingAtRunTimeLosesAndLeaksNothing) {
   EXPECT_EQ(recorded_since(before, "test.toggle").totals.acquisitions, static_cast<std::uint64_t>(counter))
       << "tracking must not lose a count";
   EXPECT_GT(flips, 1000);
+}
+
+// The statistics run where ThreadSanitizer sees them: on_acquire after the lock's TSan pre/post
+// window, the wait's hooks stepped out of it (detail/tsan.hpp). Under TSan each test fails by a
+// race report when they do not; elsewhere they check what was recorded. The handshakes that must
+// not order anything for TSan are relaxed.
+//
+// Bug guarded: on_acquire ran inside the window, where TSan ignores synchronization, so a thread
+// whose first acquisition of a class found the class's record there was, for TSan, unordered after
+// the record's construction: its exit hook's lock of the record's mutex was reported as a race.
+TEST(StatsUnderTsan, AThreadsFirstAcquisitionIsOrderedAfterTheClassRecord) {
+  std::atomic<bool> made{false};
+  std::thread t([&] {
+    while (!made.load(std::memory_order_relaxed)) std::this_thread::yield();
+    first_mutex mu;
+    // The thread's first use of the class: it finds the record and attaches a shard, and its exit
+    // hook locks the record's mutex.
+    mu.lock();
+    mu.unlock();
+  });
+  sw::class_stats<first_class>::set_counting(true);  // the record, made after the thread started
+  made.store(true, std::memory_order_relaxed);
+  t.join();
+  const sw::stats_snapshot after = sw::take_stats_snapshot();
+  const sw::lock_class_stats* c = find_class(after, "test.tsan_first");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->totals.acquisitions, 1u);
+}
+
+// Bug guarded: the wait's hooks ran inside the window, so what the tracked wait's record ordered
+// (the waiter's sequence stores) was lost to TSan: a reader that found the wait in the lock graph
+// was not ordered after what the waiter wrote before it waited.
+TEST(StatsUnderTsan, WhatAWaiterWroteBeforeItsTrackedWaitIsOrderedBeforeTheGraphListingIt) {
+  listed_mutex mu;
+  sw::class_stats<listed_class>::set_tracking(true);
+  int before = 0;  // the waiter's, written once its tid is published (that store orders nothing after)
+  mu.lock();
+  contend(
+      &mu,
+      [&] {
+        before = 42;
+        mu.lock();
+        mu.unlock();
+      },
+      [&] {
+        EXPECT_EQ(before, 42);  // the lock graph listed the wait that followed the write
+        mu.unlock();
+      });
+  sw::class_stats<listed_class>::set_tracking(false);
 }
 
 TEST(StatsSwitches, CountingOffCountsNothingAndOnAgainCounts) {

@@ -72,6 +72,37 @@ class raw_lock {
   static void sx_releasing() noexcept {}
 };
 
+// The statistics hooks as a lock's wait calls them, inside TSan's pre/post window (tsan.hpp): each
+// one steps out of the window, so TSan checks the statistics' accesses and sees what they order.
+// wait_stats<Stats> is what the shell gives a raw lock's wait: this under TSan, Stats elsewhere
+// and for no_stats. The address is the lock's where the hook has it (TSan does not need it).
+template <class Stats>
+struct diverted_stats : Stats {
+  static bool wait_begin(const void* lock, lock_mode m, lock_site site, std::uint64_t since) noexcept {
+    tsan::divert_begin(lock);
+    const bool tracked = Stats::wait_begin(lock, m, site, since);
+    tsan::divert_end(lock);
+    return tracked;
+  }
+  static void wait_end() noexcept {
+    tsan::divert_begin(nullptr);
+    Stats::wait_end();
+    tsan::divert_end(nullptr);
+  }
+  static void on_contended(const wait_record& w, lock_mode m) noexcept {
+    tsan::divert_begin(nullptr);
+    Stats::on_contended(w, m);
+    tsan::divert_end(nullptr);
+  }
+};
+#if defined(SPINWISE_TSAN_HOOKS)
+template <class Stats>
+using wait_stats = std::conditional_t<Stats::enabled, diverted_stats<Stats>, Stats>;
+#else
+template <class Stats>
+using wait_stats = Stats;
+#endif
+
 // A timed wait of a lock whose own wait cannot give up (it queued, or reserved the lock), called
 // once `take` has failed: until the deadline passes (false), a Policy round, then a yield, between
 // polls of `take` (true once it succeeds). It never takes a place, so it waits behind every waiter
@@ -349,7 +380,7 @@ class SPINWISE_CAPABILITY("mutex") lock_shell : protected Raw {
     template <class Deadline, class... Seen>
     SPINWISE_ALWAYS_INLINE static bool wait(lock_shell& l, const Deadline& d, lock_site site,
                                             Seen... s) noexcept {
-      return l.template acquire_slow<Stats>(d, site, s...);
+      return l.template acquire_slow<wait_stats<Stats>>(d, site, s...);
     }
     SPINWISE_ALWAYS_INLINE static void release(lock_shell& l) noexcept { l.release(); }
     SPINWISE_ALWAYS_INLINE static void held(lock_shell& l, unsigned f) noexcept { l.x_held(f); }
@@ -369,8 +400,8 @@ class SPINWISE_CAPABILITY("mutex") lock_shell : protected Raw {
         Mode::wait(l, no_deadline{}, site, r.seen);
       }
     }
-    Stats::on_acquire(&l, Mode::kMode, site);
     tsan::post_lock(&l, Mode::kTsan);
+    Stats::on_acquire(&l, Mode::kMode, site);  // after the window: TSan sees what it orders
     Mode::held(l, 0);
   }
 
@@ -390,7 +421,8 @@ class SPINWISE_CAPABILITY("mutex") lock_shell : protected Raw {
       if constexpr (Mode::kTimed) {
         ok = Mode::wait(l, d, site);
       } else {
-        ok = poll_until<policy, Stats>(&l, Mode::kMode, site, d, [&l] { return Mode::attempt(l); });
+        ok = poll_until<policy, wait_stats<Stats>>(&l, Mode::kMode, site, d,
+                                                   [&l] { return Mode::attempt(l); });
       }
     }
     return tried<Mode>(l, ok, site);
@@ -408,9 +440,11 @@ class SPINWISE_CAPABILITY("mutex") lock_shell : protected Raw {
  private:
   template <class Mode, class L>
   SPINWISE_ALWAYS_INLINE static bool tried(L& l, bool ok, lock_site site) noexcept {
-    if (ok) Stats::on_acquire(&l, Mode::kMode, site);
     tsan::post_lock(&l, try_flags(Mode::kTsan, ok));
-    if (ok) Mode::held(l, tsan::kTryLock);
+    if (ok) {
+      Stats::on_acquire(&l, Mode::kMode, site);
+      Mode::held(l, tsan::kTryLock);
+    }
     return ok;
   }
 };
@@ -462,7 +496,7 @@ class SPINWISE_CAPABILITY("mutex") shared_lock_shell : public lock_shell<Raw, St
     template <class Deadline, class... Seen>
     SPINWISE_ALWAYS_INLINE static bool wait(shared_lock_shell& l, const Deadline& d, lock_site site,
                                             Seen... s) noexcept {
-      return l.template acquire_shared_slow<Stats>(d, site, s...);
+      return l.template acquire_shared_slow<wait_stats<Stats>>(d, site, s...);
     }
     SPINWISE_ALWAYS_INLINE static void release(shared_lock_shell& l) noexcept { l.release_shared(); }
     static void held(shared_lock_shell&, unsigned) noexcept {}
@@ -480,7 +514,7 @@ class SPINWISE_CAPABILITY("mutex") shared_lock_shell : public lock_shell<Raw, St
     static bool fast(shared_lock_shell& l) noexcept { return l.acquire_sx_fast(); }
     SPINWISE_ALWAYS_INLINE static bool attempt(shared_lock_shell& l) noexcept { return l.try_acquire_sx(); }
     SPINWISE_ALWAYS_INLINE static bool wait(shared_lock_shell& l, no_deadline, lock_site site) noexcept {
-      l.template acquire_sx_slow<Stats>(site);
+      l.template acquire_sx_slow<wait_stats<Stats>>(site);
       return true;
     }
     SPINWISE_ALWAYS_INLINE static void release(shared_lock_shell& l) noexcept { l.release_sx(); }

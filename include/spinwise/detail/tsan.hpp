@@ -10,6 +10,13 @@
 //   unlock:   pre_unlock(m, f) ... released ...  post_unlock(m, f)
 // with f = kReadLock for shared acquisitions. A constexpr constructor cannot announce the mutex;
 // TSan creates its state at the first pre_lock.
+//
+// TSan ignores every access and every synchronization between a pre and its post: the lock's own
+// word orders nothing, the annotation does. Code inside that is not the lock's (the statistics
+// hooks a wait calls) runs between divert_begin(m) and divert_end(m), where TSan sees it again;
+// otherwise what that code orders is lost to TSan (a thread that found its class's statistics
+// record only inside the window was, for TSan, unordered after the record's construction, and its
+// exit hook's lock of the record's mutex was reported as a race).
 
 #if defined(__SANITIZE_THREAD__)
 #define SPINWISE_TSAN 1
@@ -42,6 +49,8 @@ inline void pre_unlock(const void* m, unsigned f) noexcept {
 inline void post_unlock(const void* m, unsigned f) noexcept {
   __tsan_mutex_post_unlock(const_cast<void*>(m), f);
 }
+inline void divert_begin(const void* m) noexcept { __tsan_mutex_pre_divert(const_cast<void*>(m), 0); }
+inline void divert_end(const void* m) noexcept { __tsan_mutex_post_divert(const_cast<void*>(m), 0); }
 inline void destroy(const void* m) noexcept { __tsan_mutex_destroy(const_cast<void*>(m), 0); }
 #else
 inline constexpr unsigned kReadLock = 0;
@@ -51,6 +60,8 @@ inline void pre_lock(const void*, unsigned) noexcept {}
 inline void post_lock(const void*, unsigned) noexcept {}
 inline void pre_unlock(const void*, unsigned) noexcept {}
 inline void post_unlock(const void*, unsigned) noexcept {}
+inline void divert_begin(const void*) noexcept {}
+inline void divert_end(const void*) noexcept {}
 inline void destroy(const void*) noexcept {}
 #endif
 
