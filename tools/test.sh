@@ -63,11 +63,11 @@ run_ctest() {  # dir, [VAR=value ...] -- [ctest args]
   grep -vE '^ *([0-9]+/[0-9]+ Test +#[0-9]+: .* Passed| *Start +[0-9]+:)' "$log" | tail -n 40
   if [ $rc -ne 0 ]; then
     echo "--- what the failing tests said ($log):"
-    grep -E -B3 -A8 ': Failure$|FATAL|ERROR: [A-Za-z]*Sanitizer|runtime error:|\*\*\*(Failed|Timeout|Exception)' "$log" |
+    grep -E -B3 -A8 ': Failure$|FATAL|ERROR: [A-Za-z]*Sanitizer|Sanitizer: CHECK failed|runtime error:|\*\*\*(Failed|Timeout|Exception)' "$log" |
       head -n 150
     # A sanitizer's report whole (its stacks are the diagnosis; CI once kept only the first line
     # of a ThreadSanitizer race), the first two, stack frames cut to 160 columns.
-    awk '/(WARNING|ERROR): [A-Za-z]*Sanitizer/ { on = 1; n++ } on && n <= 2 { print substr($0, 1, 160) }
+    awk '/(WARNING|ERROR): [A-Za-z]*Sanitizer|Sanitizer: CHECK failed/ { on = 1; n++ } on && n <= 2 { print substr($0, 1, 160) }
          /^SUMMARY: [A-Za-z]*Sanitizer/ { on = 0 }' "$log" | head -n 200
   fi
   return $rc

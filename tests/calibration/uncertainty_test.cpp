@@ -370,6 +370,83 @@ TEST(GeomeanRatio, CellsWithoutAPositiveMedianAreLeftOutAndFewRunsAreSaidSo) {
   EXPECT_EQ(none.verdict, rt::difference::insufficient);
 }
 
+// Rounds whose load swings by up to 25% from round to round, the same for both settings, and a
+// setting 5% faster within each round (noise 1%): the per-round ratios call it, the two medians,
+// each carrying the swing, cannot (spinwise-calibrate --tune's case: a live server's throughput
+// moves 10-20% between rounds of a few seconds).
+TEST(ComparePaired, DriftSharedWithinARoundCancels) {
+  const double swing[12] = {1.00, 0.80, 1.20, 0.95, 0.85, 1.15, 1.05, 0.78, 1.25, 0.90, 1.10, 0.82};
+  const double noise_a[12] = {0.004, -0.008, 0.010,  -0.002, 0.006,  -0.010,
+                              0.001, 0.009,  -0.005, 0.003,  -0.007, 0.002};
+  const double noise_b[12] = {-0.006, 0.002, -0.009, 0.008,  -0.001, 0.005,
+                              -0.010, 0.004, 0.007,  -0.003, 0.010,  -0.004};
+  std::vector<double> a, b;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back(1000 * swing[i] * (1 + noise_a[i]));
+    b.push_back(1050 * swing[i] * (1 + noise_b[i]));
+  }
+  const rt::ratio_interval p = rt::compare_paired(a, b);
+  EXPECT_EQ(p.verdict, rt::difference::higher);
+  EXPECT_NEAR(p.ratio, 1.05, 0.01);
+  EXPECT_GT(p.lo, 1.0);
+  EXPECT_NEAR(p.confidence, 1 - 2 * (1 + 12 + 66) / 4096.0, 1e-12);  // [x(3), x(10)] of 12
+  EXPECT_EQ(rt::compare_medians(a, b).verdict, rt::difference::within_noise);
+  EXPECT_EQ(rt::compare_paired(b, a).verdict, rt::difference::lower);
+}
+
+// The sign test's arithmetic: six rounds all above 1 are the fewest that are called (min..max
+// covers 1 - 2/64); five are too few; one round of six below 1 leaves it within noise.
+TEST(ComparePaired, SixRoundsAllOneWayAreTheFewestCalled) {
+  EXPECT_EQ(rt::kMinPairsForVerdict, 6u);
+  const std::vector<double> a = {100, 100, 100, 100, 100, 100};
+  const rt::ratio_interval six = rt::compare_paired(a, {101, 103, 102, 104, 101, 105});
+  EXPECT_EQ(six.verdict, rt::difference::higher);
+  EXPECT_DOUBLE_EQ(six.confidence, 1 - 2.0 / 64);
+  EXPECT_DOUBLE_EQ(six.lo, 1.01);
+  EXPECT_DOUBLE_EQ(six.hi, 1.05);
+  const rt::ratio_interval five = rt::compare_paired({100, 100, 100, 100, 100}, {101, 103, 102, 104, 101});
+  EXPECT_EQ(five.verdict, rt::difference::insufficient);
+  EXPECT_DOUBLE_EQ(five.confidence, 1 - 2.0 / 32);
+  EXPECT_GT(five.ratio, 1.0);  // the ratio and interval are still given
+  EXPECT_EQ(rt::compare_paired(a, {101, 103, 99, 104, 101, 105}).verdict, rt::difference::within_noise);
+  EXPECT_EQ(rt::compare_paired(a, {99, 97, 98, 96, 99, 95}).verdict, rt::difference::lower);
+}
+
+// A pair with a value that is not a positive finite number is left out, and the longer side's
+// rounds beyond the shorter's have no pair.
+TEST(ComparePaired, PairsWithoutAPositiveFiniteValueAreLeftOut) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const rt::ratio_interval r = rt::compare_paired({100, 100, 0, 100, nan, 100, 100, 100, 100, 100},
+                                                  {110, 110, 110, -1, 110, 110, 110, 110, 110});
+  EXPECT_EQ(r.verdict, rt::difference::higher);  // six pairs left, all 1.1
+  EXPECT_DOUBLE_EQ(r.ratio, 1.1);
+  EXPECT_DOUBLE_EQ(r.confidence, 1 - 2.0 / 64);
+  EXPECT_EQ(rt::compare_paired({100}, {110}).verdict, rt::difference::insufficient);
+  EXPECT_EQ(rt::compare_paired({}, {}).ratio, 0.0);
+}
+
+// A/A: two settings of one distribution under a shared round-to-round swing; the paired verdict
+// calls at most 1 - coverage of them (3.9% at 12 rounds) beyond noise, plus the binomial margin.
+TEST(ComparePaired, AaComparisonsAreBeyondNoiseAtMostAtTheSignTestsRate) {
+  for (const bool slow : {false, true}) {
+    aa_draws d(71);
+    int beyond = 0;
+    for (int t = 0; t < 2000; ++t) {
+      std::vector<double> a, b;
+      for (int i = 0; i < 12; ++i) {
+        const double round = 0.8 + 0.4 * d.uniform();
+        a.push_back(round * (slow ? d.mixture() : d.lognormal()));
+        b.push_back(round * (slow ? d.mixture() : d.lognormal()));
+      }
+      const rt::difference v = rt::compare_paired(a, b).verdict;
+      ASSERT_NE(v, rt::difference::insufficient);
+      beyond += v != rt::difference::within_noise;
+    }
+    EXPECT_LE(beyond, most_false_alarms(1 - (1 - 2 * (1 + 12 + 66) / 4096.0))) << "slow runs " << slow;
+    EXPECT_GT(beyond, 0) << "the test can still call a difference";
+  }
+}
+
 TEST(InterleavedOrder, SeedZeroAlternatesAndASeedShufflesEachLaterRound) {
   EXPECT_EQ(rt::interleaved_order(2, 3, 0), (std::vector<std::size_t>{0, 1, 0, 1, 0, 1}));
   const std::vector<std::size_t> o = rt::interleaved_order(4, 50, 7);

@@ -32,14 +32,17 @@ SPINWISE_TEST_STATS_CLASS(modes_class, "test.modes");
 SPINWISE_TEST_STATS_CLASS(watch_class, "test.watch");
 SPINWISE_TEST_STATS_CLASS(toggle_class, "test.toggle");
 SPINWISE_TEST_STATS_CLASS(switch_class, "test.switch");
-SPINWISE_TEST_STATS_CLASS(first_class, "test.tsan_first");
+SPINWISE_TEST_STATS_CLASS(first_lock_class, "test.tsan_first_lock");
+SPINWISE_TEST_STATS_CLASS(first_try_class, "test.tsan_first_try");
+SPINWISE_TEST_STATS_CLASS(first_timed_class, "test.tsan_first_timed");
+SPINWISE_TEST_STATS_CLASS(first_shared_class, "test.tsan_first_shared");
+SPINWISE_TEST_STATS_CLASS(first_sx_class, "test.tsan_first_sx");
 SPINWISE_TEST_STATS_CLASS(listed_class, "test.tsan_listed");
 
 using modes_latch = sw::sx_lock::with_stats<modes_class>;
 using watch_latch = sw::sx_lock::with_stats<watch_class>;
 using toggle_mutex = sw::hybrid_mutex::with_stats<toggle_class>;
 using switch_mutex = sw::hybrid_mutex::with_stats<switch_class>;
-using first_mutex = sw::ttas_mutex::with_stats<first_class>;
 using listed_mutex = sw::hybrid_mutex::with_stats<listed_class>;
 
 std::string site_text(const sw::lock_site& s) { return std::string(s.file) + ":" + std::to_string(s.line); }
@@ -277,23 +280,47 @@ TEST(LockTracking, SwitchingAtRunTimeLosesAndLeaksNothing) {
 // Bug guarded: on_acquire ran inside the window, where TSan ignores synchronization, so a thread
 // whose first acquisition of a class found the class's record there was, for TSan, unordered after
 // the record's construction: its exit hook's lock of the record's mutex was reported as a race.
-TEST(StatsUnderTsan, AThreadsFirstAcquisitionIsOrderedAfterTheClassRecord) {
+// A thread started before the record of `Class` is made (by this thread) takes a `Lock` of the
+// class for the first time through `take`: it finds the record and attaches a shard in the
+// acquisition's hook, and its exit hook locks the record's mutex. One acquisition is recorded.
+template <class Class, class Lock, class Take>
+void first_use_after_the_record(Take take) {
+  const sw::stats_snapshot before = sw::take_stats_snapshot();
   std::atomic<bool> made{false};
   std::thread t([&] {
     while (!made.load(std::memory_order_relaxed)) std::this_thread::yield();
-    first_mutex mu;
-    // The thread's first use of the class: it finds the record and attaches a shard, and its exit
-    // hook locks the record's mutex.
+    Lock mu;
+    take(mu);
+  });
+  sw::class_stats<Class>::set_counting(true);  // the record, made after the thread started
+  made.store(true, std::memory_order_relaxed);
+  t.join();
+  EXPECT_EQ(recorded_since(before, Class::name).totals.acquisitions, 1u);
+}
+
+TEST(StatsUnderTsan, AThreadsFirstAcquisitionIsOrderedAfterTheClassRecord) {
+  first_use_after_the_record<first_lock_class, sw::ttas_mutex::with_stats<first_lock_class>>([](auto& mu) {
     mu.lock();
     mu.unlock();
   });
-  sw::class_stats<first_class>::set_counting(true);  // the record, made after the thread started
-  made.store(true, std::memory_order_relaxed);
-  t.join();
-  const sw::stats_snapshot after = sw::take_stats_snapshot();
-  const sw::lock_class_stats* c = find_class(after, "test.tsan_first");
-  ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->totals.acquisitions, 1u);
+  first_use_after_the_record<first_try_class, sw::ttas_mutex::with_stats<first_try_class>>([](auto& mu) {
+    ASSERT_TRUE(mu.try_lock());
+    mu.unlock();
+  });
+  first_use_after_the_record<first_timed_class, sw::ttas_mutex::with_stats<first_timed_class>>([](auto& mu) {
+    ASSERT_TRUE(mu.try_lock_for(std::chrono::seconds(1)));
+    mu.unlock();
+  });
+  first_use_after_the_record<first_shared_class, sw::spin_shared_mutex::with_stats<first_shared_class>>(
+      [](auto& mu) {
+        mu.lock_shared();
+        mu.unlock_shared();
+      });
+  first_use_after_the_record<first_sx_class, sw::sx_lock::with_stats<first_sx_class>>([](auto& l) {
+    l.lock_sx();
+    l.upgrade();
+    l.unlock();
+  });
 }
 
 // Bug guarded: the wait's hooks ran inside the window, so what the tracked wait's record ordered

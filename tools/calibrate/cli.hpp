@@ -99,11 +99,15 @@ int advise_measured(const advise_request& rq, sw::calibration_options opt, sw::c
 inline constexpr unsigned kTuneDelayMax = 50;
 // The default candidate set's size at most (the current value, the advice, 0, two neighbours).
 inline constexpr std::size_t kTuneMaxCandidates = 5;
+// The default rounds at most: twelve rounds' ratios call a candidate when ten lie above 1 (the
+// sign test at 96%); four candidates of 5 + 1 s then take 288 s, five fit 10 rounds in 300 s.
+inline constexpr std::size_t kTuneAutoRounds = 12;
 struct tune_request {
   sw::engine which = sw::engine::mariadb;
   server_address address;
   std::vector<unsigned> candidates;  // --candidates (the current value is added); empty: the default set
-  std::size_t rounds = 6;
+  // 0: as many as fit time_limit_s, at most kTuneAutoRounds.
+  std::size_t rounds = 0;
   double round_s = 5, settle_s = 1, time_limit_s = 300;
   std::string counter = "Questions";  // a SHOW GLOBAL STATUS counter
   // A round this many times above or below the same setting's earlier rounds means the load

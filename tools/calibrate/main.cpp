@@ -168,7 +168,9 @@ int main(int argc, char** argv) {
           "--candidates", candidates_arg,
           "with --tune: the values to measure, e.g. 0,1,4 (the current value is added; each in 0.." +
               std::to_string(kTuneDelayMax) + "; default: the advice, 0, the current value, neighbours)"),
-      app.add_option("--rounds", tune.rounds, "with --tune: rounds over the candidates, 2..50 (default 6)")
+      app.add_option("--rounds", tune.rounds,
+                     "with --tune: rounds over the candidates, 2..50 (default: as many as fit --time-limit, "
+                     "at most 12)")
           ->check(CLI::Range(std::size_t{2}, std::size_t{50})),
       app.add_option("--round-seconds", tune.round_s,
                      "with --tune: seconds the counter is read over, per candidate and round (default 5)")

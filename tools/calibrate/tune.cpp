@@ -4,10 +4,11 @@
 // workload's best, only the server can say. --tune steps the live setting over a few candidates
 // (the advice, 0, the current value and its neighbours), interleaved over several rounds, reads
 // the server's own throughput counter in each, and judges each candidate against the current
-// value with the project's statistics (spinwise/runtime/uncertainty.hpp: the median's interval,
-// the bootstrap of the ratio). The original value is put back on every way out (an error, a lost
-// connection, SIGINT, SIGTERM, a workload that moves too much, the time limit), and at the end
-// unless --apply.
+// value round by round with the project's statistics (spinwise/runtime/uncertainty.hpp: the
+// median's interval; compare_paired, the median of the per-round ratios to the current value and
+// its sign-test interval, so the load's swing between rounds cancels). The original value is put
+// back on every way out (an error, a lost connection, SIGINT, SIGTERM, a workload that moves too
+// much, the time limit), and at the end unless --apply.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -181,6 +182,7 @@ class tuner {
   void print_json() const;
 
   const tune_request& rq_;
+  std::size_t rounds_ = 0;  // rq_.rounds, or as many as fit the time limit (run())
   clock_type::time_point deadline_;
   server_link link_;
   stop_reason stop_ = stop_reason::none;
@@ -276,7 +278,7 @@ bool tuner::choose_candidates() {
 }
 
 bool tuner::measure() {
-  const std::vector<std::size_t> order = rt::interleaved_order(cands_.size(), rq_.rounds, 1);
+  const std::vector<std::size_t> order = rt::interleaved_order(cands_.size(), rounds_, 1);
   // Our own statements inside a window: the closing counter read, when the counter counts statements.
   const double own = rq_.counter == "Questions" || rq_.counter == "Queries" ? 1 : 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
@@ -289,7 +291,7 @@ bool tuner::measure() {
     const double dt = std::chrono::duration<double>(clock_type::now() - t0).count();
     const double rate = std::max(0.0, c1 - c0 - own) / dt;
     std::fprintf(stderr, "spinwise-calibrate --tune: round %zu/%zu: %s = %u: %.1f %s/s\n",
-                 i / cands_.size() + 1, rq_.rounds, kVariable, c.value, rate, rq_.counter.c_str());
+                 i / cands_.size() + 1, rounds_, kVariable, c.value, rate, rq_.counter.c_str());
     if (!(rate > 0))
       return stop(stop_reason::workload, "the workload stopped: " + rq_.counter + " did not move in " +
                                              fmt("%.1f", dt) + " s at " + kVariable + " = " +
@@ -337,20 +339,24 @@ int tuner::run() {
   signal_guard signals;
   g_signal = 0;
   if (connect_and_read() && choose_candidates()) {
-    const double planned = static_cast<double>(cands_.size() * rq_.rounds) * (rq_.round_s + rq_.settle_s);
+    const double per_round = static_cast<double>(cands_.size()) * (rq_.round_s + rq_.settle_s);
+    rounds_ = rq_.rounds != 0 ? rq_.rounds
+                              : std::clamp(static_cast<std::size_t>(rq_.time_limit_s / per_round),
+                                           std::size_t{2}, kTuneAutoRounds);
+    const double planned = static_cast<double>(rounds_) * per_round;
     if (planned > rq_.time_limit_s) {
-      stop(stop_reason::error, std::to_string(cands_.size()) + " candidates x " + std::to_string(rq_.rounds) +
+      stop(stop_reason::error, std::to_string(cands_.size()) + " candidates x " + std::to_string(rounds_) +
                                    " rounds x (" + fmt("%g", rq_.round_s) + " + " + fmt("%g", rq_.settle_s) +
                                    " s) = " + fmt("%g", planned) + " s do not fit --time-limit " +
                                    fmt("%g", rq_.time_limit_s) + " s");
     } else if (waits(waits_before_) && measure() && waits(waits_after_)) {
       for (candidate& c : cands_) {
         c.mi = rt::median_ci(c.rates);
-        c.vs = rt::compare_medians(cands_[0].rates, c.rates);
+        c.vs = rt::compare_paired(cands_[0].rates, c.rates);  // the rates are in round order
       }
       for (std::size_t i = 1; i < cands_.size(); ++i) {
         if (cands_[i].vs.verdict == rt::difference::higher &&
-            (winner_ < 0 || cands_[i].mi.median > cands_[static_cast<std::size_t>(winner_)].mi.median))
+            (winner_ < 0 || cands_[i].vs.ratio > cands_[static_cast<std::size_t>(winner_)].vs.ratio))
           winner_ = static_cast<int>(i);
       }
     }
@@ -385,9 +391,9 @@ std::string tuner::verdict_text() const {
   if (winner_ < 0) {
     std::string s = "keep " + std::string(kVariable) + " = " + std::to_string(cur.value) +
                     ": no candidate is beyond the noise above it";
-    if (rounds_done_ < rt::kMinRunsForVerdict)
+    if (rounds_done_ < rt::kMinPairsForVerdict)
       s += " (" + std::to_string(rounds_done_) +
-           " rounds cannot tell: " + std::to_string(rt::kMinRunsForVerdict) + " a candidate are needed)";
+           " rounds cannot tell: " + std::to_string(rt::kMinPairsForVerdict) + " a candidate are needed)";
     return s;
   }
   const candidate& w = cands_[static_cast<std::size_t>(winner_)];
@@ -404,7 +410,7 @@ void tuner::print_text() const {
       "# %s\n# throughput: the status counter %s per second%s\n", advice_note_.c_str(), rq_.counter.c_str(),
       rq_.counter == "Questions" || rq_.counter == "Queries" ? " (less this tool's own statements)" : "");
   std::printf("# %zu candidates x %zu rounds of %g s (after %g s at the setting), interleaved\n",
-              cands_.size(), rq_.rounds, rq_.round_s, rq_.settle_s);
+              cands_.size(), rounds_, rq_.round_s, rq_.settle_s);
   if (waits_before_.found) {
     std::printf("# InnoDB semaphores over the run: %.0f spins, %.0f rounds, %.0f OS waits\n",
                 waits_after_.spins - waits_before_.spins, waits_after_.rounds - waits_before_.rounds,

@@ -18,7 +18,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 tool=$root/build/release/tools/spinwise-calibrate
-seconds=15 passes=4 rounds=6 round_s=5 threads=64 test=oltp_read_write keep=""
+seconds=15 passes=4 rounds="" round_s=5 threads=64 test=oltp_read_write keep=""  # rounds: --tune's default
 delays="0,1,2,4,6,10,20,30,50"
 usage() { echo "tune-check: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
-for n in "$seconds" "$passes" "$rounds" "$round_s" "$threads"; do
+for n in "$seconds" "$passes" ${rounds:+"$rounds"} "$round_s" "$threads"; do
   [[ $n =~ ^[1-9][0-9]{0,3}$ ]] || usage "'$n' is not a whole number 1..9999"
 done
 [[ $test =~ ^oltp_[a-z_]+$ ]] || usage "--test '$test' is not a sysbench oltp test"
@@ -50,7 +50,7 @@ if [ -z "${inside:-}" ]; then
   # Start the server (the harness's, with the sweep's table sizes) and come back inside it.
   out=$(mktemp -d) || exit 1
   SPINWISE_EXEC_TABLES=8 SPINWISE_EXEC_TABLE_SIZE=25000 "$here/harness.sh" --out "$out" \
-    --exec "$0 --inside 1 --tool $tool --seconds $seconds --passes $passes --rounds $rounds --round-seconds $round_s --threads $threads --test $test${keep:+ --out $keep}"
+    --exec "$0 --inside 1 --tool $tool --seconds $seconds --passes $passes${rounds:+ --rounds $rounds} --round-seconds $round_s --threads $threads --test $test${keep:+ --out $keep}"
   rc=$?
   rm -rf "$out"
   exit $rc
@@ -62,7 +62,7 @@ load_pid=""
 trap '[ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null; wait 2>/dev/null' EXIT
 # The load outlives both parts: each point also takes its settling second and its queries, and
 # a loaded machine makes those slow (2 s a point and a round allowed, and 5 minutes more).
-total=$((passes * 9 * (seconds + 3) + rounds * 6 * (round_s + 3) + 300))
+total=$((passes * 9 * (seconds + 3) + ${rounds:-12} * 6 * (round_s + 3) + 300))
 # shellcheck disable=SC2086 # the harness's options, one word each
 sysbench "$test" $SPINWISE_MARIADB_SYSBENCH --threads="$threads" --time="$total" run >/dev/null 2>&1 &
 load_pid=$!
@@ -86,8 +86,11 @@ for pass in $(seq 1 "$passes"); do
   done
 done
 sql "SET GLOBAL innodb_spin_wait_delay = $original" || exit 1
-"$tool" --tune mariadb --socket "$SPINWISE_MARIADB_SOCKET" --user root --rounds "$rounds" \
-  --round-seconds "$round_s" --time-limit 3600 --format json >"$SPINWISE_MARIADB_SOCKET.tune.json" ||
+# --rounds given: the plan may take what it takes; otherwise --tune's own default, as many rounds as
+# fit its default time limit (5 minutes).
+# shellcheck disable=SC2046 # the options, one word each
+"$tool" --tune mariadb --socket "$SPINWISE_MARIADB_SOCKET" --user root $([ -n "$rounds" ] && echo --rounds "$rounds" --time-limit 3600) \
+  --round-seconds "$round_s" --format json >"$SPINWISE_MARIADB_SOCKET.tune.json" ||
   { echo "tune-check: --tune failed (exit $?)" >&2; exit 1; }
 for d in "${list[@]}"; do echo "$d ${rates[$d]}"; done >"$SPINWISE_MARIADB_SOCKET.sweep.txt"
 python3 - "$SPINWISE_MARIADB_SOCKET.sweep.txt" "$SPINWISE_MARIADB_SOCKET.tune.json" "$test" "$threads" "$seconds" \

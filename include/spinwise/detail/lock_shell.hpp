@@ -75,9 +75,12 @@ class raw_lock {
 // The statistics hooks as a lock's wait calls them, inside TSan's pre/post window (tsan.hpp): each
 // one steps out of the window, so TSan checks the statistics' accesses and sees what they order.
 // wait_stats<Stats> is what the shell gives a raw lock's wait: this under TSan, Stats elsewhere
-// and for no_stats. The address is the lock's where the hook has it (TSan does not need it).
+// and for no_stats. It has the wait's three hooks and nothing else, so a wait that called another
+// hook inside the window would not compile. The address is the lock's where the hook has it (TSan
+// does not need it).
 template <class Stats>
-struct diverted_stats : Stats {
+struct diverted_stats {
+  static constexpr bool enabled = Stats::enabled;
   static bool wait_begin(const void* lock, lock_mode m, lock_site site, std::uint64_t since) noexcept {
     tsan::divert_begin(lock);
     const bool tracked = Stats::wait_begin(lock, m, site, since);

@@ -16,7 +16,9 @@
 // hooks a wait calls) runs between divert_begin(m) and divert_end(m), where TSan sees it again;
 // otherwise what that code orders is lost to TSan (a thread that found its class's statistics
 // record only inside the window was, for TSan, unordered after the record's construction, and its
-// exit hook's lock of the record's mutex was reported as a race).
+// exit hook's lock of the record's mutex was reported as a race). The wait's policy code (the spin
+// budget, the adaptive policy's tallies) stays inside: it touches only atomics, and what it
+// orders it finds again with acquire loads outside the window.
 
 #if defined(__SANITIZE_THREAD__)
 #define SPINWISE_TSAN 1

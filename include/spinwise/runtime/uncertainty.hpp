@@ -91,6 +91,19 @@ ratio_interval compare_medians(const std::vector<double>& a, const std::vector<d
                                double confidence = kDefaultConfidence, std::uint64_t seed = kDefaultSeed,
                                std::size_t resamples = kDefaultResamples);
 
+// B against A measured in rounds (a[i] and b[i] in the same round, the settings interleaved
+// within it): the median of the per-round ratios b[i] / a[i] with its distribution-free interval
+// (median_ci of the ratios: the sign test's). Drift that a round's settings share (a load that
+// swings from round to round) cancels in each ratio, where compare_medians carries it into both
+// medians. "higher" when the interval lies above 1, "lower" below 1; a verdict needs the interval
+// to cover `confidence`, kMinPairsForVerdict rounds at 95% (min..max of six ratios covers 96.9%).
+// Pairs with a non-finite or non-positive value are left out; a and b of different lengths are
+// paired up to the shorter. confidence in the result: the interval's coverage.
+ratio_interval compare_paired(const std::vector<double>& a, const std::vector<double>& b,
+                              double confidence = kDefaultConfidence);
+// The fewest rounds whose ratios' min..max covers 95%: 1 - 2 / 2^6 = 96.9% (five: 93.75%).
+inline constexpr std::size_t kMinPairsForVerdict = 6;
+
 // One cell of a geometric mean of ratios: B against A, as compare_medians takes them.
 struct paired_samples {
   std::vector<double> a, b;

@@ -129,6 +129,30 @@ ratio_interval compare_medians(const std::vector<double>& a_in, const std::vecto
   return r;
 }
 
+ratio_interval compare_paired(const std::vector<double>& a, const std::vector<double>& b, double confidence) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    if (std::isfinite(a[i]) && std::isfinite(b[i]) && a[i] > 0 && b[i] > 0) ratios.push_back(b[i] / a[i]);
+  }
+  ratio_interval r;
+  r.confidence = confidence;
+  if (ratios.size() < 2) return r;
+  const median_interval m = median_ci(std::move(ratios), confidence);
+  r.ratio = m.median;
+  r.lo = m.lo;
+  r.hi = m.hi;
+  r.confidence = m.coverage;
+  if (m.coverage < confidence) return r;  // too few rounds for the interval asked for: no verdict
+  if (m.lo > 1.0) {
+    r.verdict = difference::higher;
+  } else if (m.hi < 1.0) {
+    r.verdict = difference::lower;
+  } else {
+    r.verdict = difference::within_noise;
+  }
+  return r;
+}
+
 geomean_interval geomean_ratio(const std::vector<paired_samples>& cells_in, double confidence,
                                std::uint64_t seed, std::size_t resamples) {
   geomean_interval g;
