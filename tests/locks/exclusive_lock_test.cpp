@@ -237,6 +237,11 @@ bool joined_after(patient_mcs& m, const void* last) {
   return tail != nullptr && tail != last;
 }
 
+// Where the test below is, on stderr: it once hung under qemu-aarch64 in CI-like load (the
+// aarch64 stage's 300 s timeout, 2026-12-07; not reproduced in 250 runs alone, beside busy loops or
+// four at once), and a timed-out test's output is all ctest keeps of it.
+void handoff_phase(const char* what) { std::fprintf(stderr, "handoff test: %s\n", what); }
+
 template <class Lock>
 std::vector<int> order_after_a_handoff_to_a_stopped_head() {
   arm_stall();
@@ -257,6 +262,7 @@ std::vector<int> order_after_a_handoff_to_a_stopped_head() {
     m.unlock();
   });
   while (!m.has_waiters()) std::this_thread::yield();  // a is the head
+  handoff_phase("a waits at the head");
   const void* a_queued = last_queued(m);
   std::thread b([&] {
     m.lock();
@@ -265,16 +271,20 @@ std::vector<int> order_after_a_handoff_to_a_stopped_head() {
     m.unlock();
   });
   while (!joined_after(m, a_queued)) std::this_thread::yield();  // b is behind a
+  handoff_phase("b waits behind a");
   const void* b_queued = last_queued(m);
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
   stall(b);
+  handoff_phase("b is stopped; the lock handed to a");
   m.unlock();
   // Until a has its second turn (the bug) or waits behind b (queued: b, still stopped, is the head
   // and a behind it).
   while (!(a_asks_again.load() && (got.load() == 2 || joined_after(m, b_queued)))) std::this_thread::yield();
+  handoff_phase(got.load() == 2 ? "a took its second turn" : "a waits behind b; b let go");
   g_head_go = true;
   a.join();
   b.join();
+  handoff_phase("both done");
   signal(SIGUSR1, SIG_DFL);
   EXPECT_FALSE(m.is_locked());
   return order;
