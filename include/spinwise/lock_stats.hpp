@@ -131,6 +131,19 @@ struct class_stats {
       release_slow(*s, lock, m);
   }
 
+  // n acquisitions in mode m at once, counted as on_acquire counts them but never tracked: for a
+  // caller that counts a sample (the interposer's profile mode counts one acquisition that did not
+  // wait in about kSampleEvery, as that many; src/preload/profile.hpp).
+  SPINWISE_COLD static void count_acquisitions(lock_mode m, std::uint64_t n) noexcept {
+    detail::stats_shard* s = shard();
+    if (SPINWISE_UNLIKELY(s == nullptr)) {  // out of memory: the overflow block
+      detail::stats_shard& o = record().overflow;
+      if (o.switches.load(std::memory_order_relaxed) & detail::kStatsCounting) detail::add_to<false>(o.mode(m).acquisitions, n);
+      return;
+    }
+    if (s->switches.load(std::memory_order_relaxed) & detail::kStatsCounting) detail::bump(s->mode(m).acquisitions, n);
+  }
+
   // A change of mode without release: an upgrade (to x) is counted, as on_acquire counts, and a
   // tracked hold takes its new mode. Not on any wait: upgrade() calls it once the S holders left.
   static void on_mode_change(const void* lock, lock_mode m) noexcept {

@@ -70,9 +70,9 @@ void cond_wake(pthread_cond_t* c, int n) noexcept {
   if (s.waiters.load(std::memory_order_seq_cst) != 0) {
     const long woken = futex_op(s.seq, FUTEX_WAKE, static_cast<std::uint32_t>(n), nullptr);
     if (profiling()) {
-      ++tl_inside;
+      ++tl_state.inside;
       profile_cond_wake(c, n != 1, woken);
-      --tl_inside;
+      --tl_state.inside;
     }
   }
 }
@@ -227,9 +227,9 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const time
   cond_leave(s);
   if (profile) {
     const std::uint64_t now = read_counter();
-    ++tl_inside;
+    ++tl_state.inside;
     profile_cond_wait(c, caller, now > since ? now - since : 0, result == ETIMEDOUT);
-    --tl_inside;
+    --tl_state.inside;
   }
   // Retaken whatever happened: a timed wait returns with the mutex held. A robust mutex's
   // EOWNERDEAD is the caller's to see.

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <type_traits>
 
@@ -106,17 +107,25 @@ inline std::atomic<int> g_kind{-1};
 enum stats_mode : int { kStatsOff, kStatsOn, kStatsProfile };
 inline std::atomic<int> g_stats{kStatsOff};
 
-// Set while this thread is inside one of the interposed calls that counts statistics: a lock the
-// statistics take themselves (std::mutex in their registry) then runs without them, no recursion.
-extern __thread int tl_inside __attribute__((tls_model("initial-exec")));
+// tl_state.inside (profile.hpp's thread_state) is set while this thread is inside one of the
+// interposed calls that counts statistics: a lock the statistics take themselves (std::mutex in
+// their registry) then runs without them, no recursion.
 
 // settings.cpp: the kind from SPINWISE_PRELOAD_LOCK, the knobs, the statistics switch; once.
 int init_kind() noexcept;
 
+// A part of an interposed call that counts (tl_state.inside) for as long as it lives.
+struct counted_call {
+  counted_call() noexcept { ++tl_state.inside; }
+  ~counted_call() { --tl_state.inside; }
+  counted_call(const counted_call&) = delete;
+  counted_call& operator=(const counted_call&) = delete;
+};
+
 // Whether a call that does not go through on_kind (a condition variable's) records into the
 // profile: the profile is on and the thread is not inside a counted call already.
 inline bool profiling() noexcept {
-  return SPINWISE_UNLIKELY(g_stats.load(std::memory_order_relaxed) == kStatsProfile) && tl_inside == 0;
+  return SPINWISE_UNLIKELY(g_stats.load(std::memory_order_relaxed) == kStatsProfile) && tl_state.inside == 0;
 }
 
 inline int current_kind() noexcept {
@@ -142,15 +151,20 @@ bool glibc_mutex(pthread_mutex_t* m) noexcept;
 // Calls f(kind, stats) with the process's kind (k_hybrid, k_adaptive or k_ttas) and what this
 // call records (a stats_mode), both compile-time constants (std::integral_constant) from which f
 // names its lock types. Statistics unless this thread is inside a counted call already
-// (tl_inside). caller: the interposed call's return address, which the profile keeps for the
-// lock's waits (tl_caller); with the profile off it is not even read. -1 for any other kind; the
+// (tl_state.inside). caller: the interposed call's return address, which the profile keeps for the
+// lock's waits (tl_state.caller); with the profile off it is not even read. -1 for any other kind; the
 // callers pass the glibc kind through before.
+//
+// The statistics' call is counted (tl_state.inside) throughout; the profile's only where it may
+// take a lock or record (profile_lock's waits, profile_hooks' sample, the flush after a release:
+// each counts itself), so that a call that neither waits nor samples pays no more than its hooks
+// (profile.hpp).
 template <class F>
 SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
   // The switch first: with statistics off (the common case) the call reads no thread-local.
   const int g = g_stats.load(std::memory_order_relaxed);
-  const int s = SPINWISE_LIKELY(g == kStatsOff) || tl_inside != 0 ? kStatsOff : g;
-  if (s != kStatsOff) ++tl_inside;
+  const int s = SPINWISE_LIKELY(g == kStatsOff) || tl_state.inside != 0 ? kStatsOff : g;
+  if (s == kStatsOn) ++tl_state.inside;
   int rc = -1;
   const auto with = [&](auto kind) noexcept {
     if (SPINWISE_LIKELY(s == kStatsOff)) {
@@ -158,9 +172,8 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
     } else if (s == kStatsOn) {
       rc = f(kind, std::integral_constant<int, kStatsOn>{});
     } else {
-      tl_caller = caller;
-      rc = f(kind, std::integral_constant<int, kStatsProfile>{});
-      profile_flush_if_free(kFlushAt);  // a batch, after the last release
+      tl_state.caller = caller;
+      rc = f(kind, std::integral_constant<int, kStatsProfile>{});  // a batch after the last release
     }
   };
   switch (k) {
@@ -176,7 +189,7 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
     default:
       break;
   }
-  if (s != kStatsOff) --tl_inside;
+  if (s == kStatsOn) --tl_state.inside;
   return rc;
 }
 
@@ -249,44 +262,143 @@ struct profiled {
                                                                                   : object_kind::mutex;
   static constexpr std::size_t offset = kind == object_kind::rwlock ? 0 : 24;
   using type = profile_stats<Class, kind, offset>;
+
+  using hooks = profile_hooks<Class, kind, offset>;
 };
 
+// What the locks of mode S record into Class's statistics: nothing, the class's statistics, or
+// (the profile) the waits' policy (profile_lock below).
 template <class Class, int S>
 using stats_of =
     std::conditional_t<S == kStatsOff, no_stats,
                        std::conditional_t<S == kStatsOn, class_stats<Class>, typename profiled<Class>::type>>;
+// What an acquisition that does not wait records in mode S: the same, but in the profile mode
+// profile_hooks (profile.hpp). rw_ops calls it for the readers it lets in itself.
+template <class Class, int S>
+using hooks_of = std::conditional_t<S == kStatsProfile, typename profiled<Class>::hooks, stats_of<Class, S>>;
+
+// The profile mode's lock: one lock, seen as Off (compiled with no_stats, the off path's own code)
+// for every call that does not wait, which then runs Hooks, and as Waits (compiled with the
+// profile's statistics) for a call that waits, which measures the wait. The two differ only in
+// their statistics policy, which is static: the same members at the same place. With every call
+// compiled with the profile's policy, the code of the calls that never wait grew enough to cost
+// a program of nothing but such calls 16-25% with every hook empty and all (v4 in
+// bench/results/profile-uncontended-zen4); this way their code is the off path's and the hooks'.
+template <class Off, class Waits, class Hooks>
+class profile_lock {
+  static_assert(sizeof(Off) == sizeof(Waits) && alignof(Off) == alignof(Waits),
+                "a statistics policy changes no member of a lock");
+
+ public:
+  using policy = typename Off::policy;
+  using off_type = Off;
+
+  profile_lock() noexcept { new (bytes_) Off; }
+  profile_lock(const profile_lock&) = delete;
+  profile_lock& operator=(const profile_lock&) = delete;
+
+  void lock() noexcept {
+    if (SPINWISE_LIKELY(off().try_lock())) {
+      Hooks::on_acquire(this, lock_mode::x);
+    } else {
+      lock_waiting();
+    }
+  }
+  bool try_lock() noexcept { return entered(off().try_lock(), lock_mode::x); }
+  template <class TP>
+  bool try_lock_until(const TP& tp) noexcept {
+    if (off().try_lock()) return entered(true, lock_mode::x);
+    const counted_call in;
+    return waits().try_lock_until(tp);
+  }
+  void unlock() noexcept {
+    off().unlock();
+    Hooks::on_release(this, lock_mode::x);
+  }
+
+  bool try_lock_shared() noexcept { return entered(off().try_lock_shared(), lock_mode::s); }
+  template <class TP>
+  bool try_lock_shared_until(const TP& tp) noexcept {
+    if (off().try_lock_shared()) return entered(true, lock_mode::s);
+    const counted_call in;
+    return waits().try_lock_shared_until(tp);
+  }
+  void unlock_shared() noexcept {
+    off().unlock_shared();
+    Hooks::on_release(this, lock_mode::s);
+  }
+  bool is_locked_shared() const noexcept { return off().is_locked_shared(); }
+
+ private:
+  SPINWISE_NOINLINE void lock_waiting() noexcept {
+    const counted_call in;
+    waits().lock();
+  }
+  SPINWISE_ALWAYS_INLINE bool entered(bool ok, lock_mode m) noexcept {
+    if (ok) Hooks::on_acquire(this, m);
+    return ok;
+  }
+  Off& off() noexcept { return *std::launder(reinterpret_cast<Off*>(bytes_)); }
+  const Off& off() const noexcept { return *std::launder(reinterpret_cast<const Off*>(bytes_)); }
+  Waits& waits() noexcept { return *std::launder(reinterpret_cast<Waits*>(bytes_)); }
+
+  alignas(Off) unsigned char bytes_[sizeof(Off)];
+};
+
+// A kind's lock Make<St> in mode S for Class: made with S's statistics, or the profile_lock.
+template <template <class> class Make, class Class, int S>
+using lock_in_mode =
+    std::conditional_t<S == kStatsProfile,
+                       profile_lock<Make<no_stats>, Make<stats_of<Class, S>>, typename profiled<Class>::hooks>,
+                       Make<stats_of<Class, S>>>;
 
 // Both futex kinds' mutexes park at once on a word marked "a waiter may sleep here"
 // (park_on_marked_word.hpp): the interposer does not know whether a program holds its locks
 // across sleeps. The default kind, adaptive, also learns per mutex type whether spinning pays
 // (adaptive_policy.hpp): a fixed budget, spent while the holder is off its CPU, put sysbench's
 // `threads` test and CPython's GIL under a queue below glibc on 2 CPUs (docs/preload.md).
+template <class St>
+using hybrid_kind_mutex = hybrid_mutex_t<park_on_marked_word<hybrid_mutex::policy>, St>;
+template <class Class>
+struct adaptive_kind {
+  template <class St>
+  using mutex = hybrid_mutex_t<park_on_marked_word<adaptive_policy<Class>>, St>;
+  template <class St>
+  using rwlock = hybrid_shared_mutex_t<adaptive_policy<Class>, St>;
+};
+template <class St>
+using ttas_kind_mutex = ttas_mutex_t<ttas_mutex::policy, St>;
+template <class St>
+using hybrid_kind_rwlock = hybrid_shared_mutex_t<hybrid_shared_mutex::policy, St>;
+template <class St>
+using spin_kind_rwlock = spin_shared_mutex_t<spin_shared_mutex::policy, St>;
+
 template <int K, class Class, int S>
 struct mutex_lock_of;
 template <class Class, int S>
 struct mutex_lock_of<k_hybrid, Class, S> {
-  using type = hybrid_mutex_t<park_on_marked_word<hybrid_mutex::policy>, stats_of<Class, S>>;
+  using type = lock_in_mode<hybrid_kind_mutex, Class, S>;
 };
 template <class Class, int S>
 struct mutex_lock_of<k_adaptive, Class, S> {
-  using type = hybrid_mutex_t<park_on_marked_word<adaptive_policy<Class>>, stats_of<Class, S>>;
+  using type = lock_in_mode<adaptive_kind<Class>::template mutex, Class, S>;
 };
 template <class Class, int S>
 struct mutex_lock_of<k_ttas, Class, S> {
-  using type = ttas_mutex_t<ttas_mutex::policy, stats_of<Class, S>>;
+  using type = lock_in_mode<ttas_kind_mutex, Class, S>;
 };
 
 template <int K, int S>
 struct rw_lock_of {
-  using type = spin_shared_mutex_t<spin_shared_mutex::policy, stats_of<preload_rwlock, S>>;
+  using type = lock_in_mode<spin_kind_rwlock, preload_rwlock, S>;
 };
 template <int S>
 struct rw_lock_of<k_hybrid, S> {
-  using type = hybrid_shared_mutex_t<hybrid_shared_mutex::policy, stats_of<preload_rwlock, S>>;
+  using type = lock_in_mode<hybrid_kind_rwlock, preload_rwlock, S>;
 };
 template <int S>
 struct rw_lock_of<k_adaptive, S> {
-  using type = hybrid_shared_mutex_t<adaptive_policy<preload_rwlock>, stats_of<preload_rwlock, S>>;
+  using type = lock_in_mode<adaptive_kind<preload_rwlock>::template rwlock, preload_rwlock, S>;
 };
 
 }  // namespace spinwise::preload

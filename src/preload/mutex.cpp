@@ -186,9 +186,9 @@ SPINWISE_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
   const errno_keeper keep;
   if (current_kind() == k_glibc || type_of(m) == mtype::glibc) return SPINWISE_REAL(pthread_mutex_destroy)(m);
   // Nothing to release. The probe of a normal mutex (a try_lock) is no acquisition: not counted.
-  ++tl_inside;
+  ++tl_state.inside;
   const int rc = on_mutex(m, SPINWISE_CALLER, [m](auto ops) noexcept { return ops.destroy(m); });
-  --tl_inside;
+  --tl_state.inside;
   return rc;
 }
 

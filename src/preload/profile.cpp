@@ -22,12 +22,6 @@
 
 namespace spinwise::preload {
 
-__thread const void* tl_caller __attribute__((tls_model("initial-exec")));
-__thread const void* tl_waiting __attribute__((tls_model("initial-exec")));
-__thread const void* tl_held __attribute__((tls_model("initial-exec")));
-__thread std::uint32_t tl_acquired __attribute__((tls_model("initial-exec")));
-__thread int tl_holding __attribute__((tls_model("initial-exec")));
-__thread std::uint8_t tl_pending __attribute__((tls_model("initial-exec")));
 
 namespace profile_table {
 table g_table;
@@ -39,6 +33,18 @@ using namespace profile_table;
 namespace {
 
 __thread std::uint64_t tl_held_since __attribute__((tls_model("initial-exec")));
+__thread std::uint32_t tl_sample_state __attribute__((tls_model("initial-exec")));  // xorshift32; 0: unseeded
+
+// The interval to this thread's next sampled acquisition: uniform from 1 to 2 * kSampleEvery - 1
+// (mean kSampleEvery), from a generator of the thread's own, seeded from its stack address and the
+// counter (x: its state, never 0).
+std::int32_t next_sample_interval(std::uint32_t x) noexcept {
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  tl_sample_state = x;
+  return static_cast<std::int32_t>(1 + x % (2 * kSampleEvery - 1));
+}
 
 void add(counter& c, std::uint64_t n) noexcept { c.fetch_add(n, std::memory_order_relaxed); }
 
@@ -251,7 +257,7 @@ void give_back(share_slot& slot) noexcept {
 // The records a thread kept for want of releasing its last profiled lock are made first (the
 // statistics' part into their class's overflow block: the thread's shards went at its exit).
 void release_share(void* p) noexcept {
-  if (tl_pending != 0) profile_flush();
+  if (tl_state.pending != 0) profile_flush();
   tl_share = no_share();  // a later key destructor's lock calls record into the entries
   static_cast<share*>(p)->owned.store(0, std::memory_order_release);
 }
@@ -454,14 +460,14 @@ bool site_known(const void* object, const void* caller) noexcept {
 // destructor makes them if the thread exits holding a lock (release_share); one without (past kShares
 // threads, or no key) makes each at once.
 void keep_or_make(const pending_record& p) noexcept {
-  const int held = tl_holding + (p.counted != nullptr ? 1 : 0);
+  const int held = tl_state.holding + (p.counted != nullptr ? 1 : 0);
   if (held <= 0 || (p.counted != nullptr && !site_known(p.object, p.caller)) ||
       (tl_share == nullptr ? claim_share() : tl_share) == no_share()) {
     make(p);
     return;
   }
-  if (tl_pending == kPending) profile_flush();
-  std::memcpy(tl_share->kept + tl_pending++ * kKeptBytes, &p, sizeof p);
+  if (tl_state.pending == kPending) profile_flush();
+  std::memcpy(tl_share->kept + tl_state.pending++ * kKeptBytes, &p, sizeof p);
 }
 
 }  // namespace
@@ -471,34 +477,44 @@ void profile_contended(const void* object, object_kind kind, const void* caller,
   keep_or_make(pending_record{object, caller, counted, r, m, kind, false, 0});
 }
 
-// In the order they were kept, inside a counted call of its own (tl_inside: a signal handler's
+// In the order they were kept, inside a counted call of its own (tl_state.inside: a signal handler's
 // lock calls meanwhile are plain ones), so nothing is kept or made twice; callers inside an
 // interposed call or outside any (a thread's exit, the report) alike.
 void profile_flush() noexcept {
-  ++tl_inside;
-  const std::uint8_t n = tl_pending;
-  tl_pending = 0;
+  ++tl_state.inside;
+  const std::uint8_t n = tl_state.pending;
+  tl_state.pending = 0;
   for (std::uint8_t i = 0; i < n; ++i) {
     pending_record p;
     std::memcpy(&p, tl_share->kept + i * kKeptBytes, sizeof p);
     make(p);
   }
-  if (tl_holding < 0) tl_holding = 0;
-  --tl_inside;
+  if (tl_state.holding < 0) tl_state.holding = 0;
+  --tl_state.inside;
 }
 
-// Called for one acquisition in kSampleEvery of this thread's (profile_stats::on_acquire), which
-// counts for kSampleEvery: an estimate, right on average. Counted one by one on the lock's entry,
-// every acquisition of a hot lock moved that line between CPUs, and a bounded buffer (a contended
-// mutex and two condition variables per item) lost a third of its items to the profile.
-void profile_acquired(const void* object) noexcept {
+// Called for about one acquisition in kSampleEvery of this thread's (profile_count_acquired),
+// which counts for kSampleEvery: an estimate, right on average. Counted one by one on the lock's
+// entry, every acquisition of a hot lock moved that line between CPUs, and a bounded buffer (a
+// contended mutex and two condition variables per item) lost a third of its items to the profile.
+// A thread's first acquisition only starts its generator (tl_state.until_sample starts at 0) and is not
+// counted: counted for kSampleEvery, every thread's first would add 15 too many.
+bool profile_acquired(const void* object) noexcept {
+  const std::uint32_t x = tl_sample_state;
+  if (SPINWISE_UNLIKELY(x == 0)) {
+    const auto seed = reinterpret_cast<std::uintptr_t>(&x) ^ read_counter();
+    tl_state.until_sample = next_sample_interval(static_cast<std::uint32_t>(seed ^ (seed >> 32)) | 1u) - 1;
+    return false;
+  }
+  tl_state.until_sample = next_sample_interval(x) - 1;
   entry* e = find(object, false);
-  if (SPINWISE_LIKELY(e == nullptr)) return;
+  if (SPINWISE_LIKELY(e == nullptr)) return true;
   add(e->acquisitions, kSampleEvery);
-  if (tl_held == nullptr) {
-    tl_held = object;
+  if (tl_state.held == nullptr) {
+    tl_state.held = object;
     tl_held_since = read_counter();
   }
+  return true;
 }
 
 void profile_released(const void* object) noexcept {
@@ -507,7 +523,7 @@ void profile_released(const void* object) noexcept {
     add(e->held_ticks, now > tl_held_since ? now - tl_held_since : 0);
     add(e->held_samples, 1);
   }
-  tl_held = nullptr;
+  tl_state.held = nullptr;
 }
 
 void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks, bool timed_out) noexcept {

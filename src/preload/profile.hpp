@@ -4,17 +4,23 @@
 // fixed size made once at the first call (profile.cpp), written at exit as JSON with the module
 // map, for spinwise-run (tools/spinwise-run) to symbolize after the program ended.
 //
-// Recorded only by the interposed calls that count (on_kind's third mode, kStatsProfile: its own
-// instantiation of every lock, with profile_stats below as the statistics policy), so with the
-// profile off no lock's code changes: the mode is the value on_kind reads already. In the profile
-// mode, a lock enters the table at its first contended acquisition (its first wait); after that one
-// in kSampleEvery of a thread's acquisitions is looked up: counted for kSampleEvery (an estimate)
-// and timed until its release (the time held, sampled). A lock that finds no slot is
-// counted in the table's overflow, not dropped.
+// Recorded only by the interposed calls that count (on_kind's third mode, kStatsProfile), so with
+// the profile off no lock's code changes: the mode is the value on_kind reads already. In the
+// profile mode every lock is a profile_lock (interposer.hpp): an acquisition that does not wait
+// runs the off path's own code (the lock compiled with no_stats) and then profile_hooks below; one
+// that waits runs the lock compiled with profile_stats below, which measures the wait. A lock
+// enters the table at its first contended acquisition (its first wait); after that about one in
+// kSampleEvery of a thread's acquisitions (a random interval) is looked up: counted for
+// kSampleEvery (an estimate) and timed until its release (the time held, sampled). A lock that
+// finds no slot is counted in the table's overflow, not dropped.
 //
-// Everything here runs inside a counted call (tl_inside), so a signal handler's lock calls on the
-// same thread while it records are plain calls (as for the statistics): nothing recurses. No
-// allocation: the table is mapped once, at the first call.
+// Everything here that records runs inside a counted call (tl_state.inside), so a signal handler's lock
+// calls on the same thread while it records are plain calls (as for the statistics): nothing
+// recurses. Only the counts of an acquisition that neither waits nor is sampled (tl_state.holding,
+// tl_state.until_sample) and the release's look at tl_state.held run outside one: a handler's calls between
+// such a count's load and store may be lost from an estimate, and one between the call's tl_state.caller
+// and its wait may lend the wait its own call site, no more. No allocation: the table is mapped
+// once, at the first call.
 
 #include <atomic>
 #include <cstddef>
@@ -26,22 +32,32 @@ namespace spinwise::preload {
 
 enum class object_kind : std::uint8_t { none, mutex, recursive, errorcheck, rwlock, cond };
 
-// Per thread: the return address of the interposed call this thread is in (on_kind sets it in the
-// profile mode), the lock whose wait the lock's meter measures (between wait_begin and
-// on_contended), and the lock whose hold is being timed (nullptr: none).
-extern __thread const void* tl_caller __attribute__((tls_model("initial-exec")));
-extern __thread const void* tl_waiting __attribute__((tls_model("initial-exec")));
-extern __thread const void* tl_held __attribute__((tls_model("initial-exec")));
-// This thread's acquisitions in the profile mode, for the sampling below.
-extern __thread std::uint32_t tl_acquired __attribute__((tls_model("initial-exec")));
-// The profiled locks this thread holds (acquisitions less releases in the profile mode; below zero
-// where a lock taken inside a counted call, uncounted, was released outside one), and how many of
-// its records wait for it to hold none (below).
-extern __thread int tl_holding __attribute__((tls_model("initial-exec")));
-extern __thread std::uint8_t tl_pending __attribute__((tls_model("initial-exec")));
+// The interposer's per-thread state, in one block: a call finds all of it from one address.
+struct thread_state {
+  // Inside one of the interposed calls that counts (interposer.hpp's on_kind, counted_call): a lock
+  // the statistics or the profile take themselves then runs without them, no recursion.
+  int inside;
+  // The profiled locks this thread holds (acquisitions less releases in the profile mode; below
+  // zero where a lock taken inside a counted call, uncounted, was released outside one).
+  int holding;
+  // Acquisitions to go before the next sampled one (below zero: this one), the sampling below.
+  std::int32_t until_sample;
+  // Records kept for the batches below.
+  std::uint8_t pending;
+  // The return address of the interposed call this thread is in (on_kind sets it in the profile
+  // mode), the lock whose wait the lock's meter measures (between wait_begin and on_contended),
+  // and the lock whose hold is being timed (nullptr: none).
+  const void* caller;
+  const void* waiting;
+  const void* held;
+};
+extern __thread thread_state tl_state __attribute__((tls_model("initial-exec")));
 
-// One acquisition in this many of a thread's is looked up in the table: counted for this many
-// (the lock's acquisitions are an estimate), and its hold timed if no other is.
+// About one acquisition in this many of a thread's is looked up in the table: counted for this
+// many (the lock's acquisitions are an estimate), and its hold timed if no other is. The interval
+// to the next is drawn at random from 1 to 2 * kSampleEvery - 1 (profile_acquired), so a thread
+// that takes two locks in turn, or a mutex and an rwlock, has each sampled at its share: a fixed
+// interval of 16 sampled one of them only.
 constexpr std::uint32_t kSampleEvery = 16;
 
 // Records made after the release, a batch at a time. A wait is known once its lock is taken, a
@@ -52,9 +68,9 @@ constexpr std::uint32_t kSampleEvery = 16;
 // time, about a tenth (bench/results/profile-batches-zen4); made where the thread is about to
 // sleep in a condition wait, and on a release's way back only from 12 on, none measurable
 // (bench/results/profile-cond-flush-zen4). So a thread keeps up to kPending records and makes them
-// in a condition wait before it sleeps (holding no other lock), at the end of the interposed call
-// that released its last profiled lock once it holds kFlushAt or more, at its exit, at the report
-// at exit, and where a record more would not fit.
+// in a condition wait before it sleeps (holding no other lock), right after the release of its
+// last profiled lock once it holds kFlushAt or more (profile_count_released), at its exit, at the
+// report at exit, and where a record more would not fit.
 // Figures the same, made later: up to kPending of a thread still running at exit are not in the
 // report. A wait at a site new to its lock is recorded at once (its callers are unwound from its
 // lock call).
@@ -67,13 +83,16 @@ using class_wait_hook = void (*)(const wait_record&, lock_mode) noexcept;
 void profile_contended(const void* object, object_kind kind, const void* caller, const wait_record& r,
                        lock_mode m, class_wait_hook counted) noexcept;
 void profile_flush() noexcept;  // this thread's deferred records, now
-// Makes them if it keeps `at_least` (1 or more) and holds no profiled lock: on a release's way
-// back (kFlushAt) and in a condition wait before the sleep (1).
+// Makes them if it keeps `at_least` (1 or more) and holds no profiled lock: in a condition wait
+// before the sleep (1).
 inline void profile_flush_if_free(std::uint8_t at_least) noexcept {
-  if (tl_pending >= at_least && tl_holding <= 0) profile_flush();
+  if (tl_state.pending >= at_least && tl_state.holding <= 0) profile_flush();
 }
-void profile_acquired(const void* object) noexcept;
-void profile_released(const void* object) noexcept;  // only when tl_held == object
+// A sampled acquisition (tl_state.until_sample below zero): counted for kSampleEvery on object's entry,
+// its hold timed if none is, and the next interval drawn. False for the thread's first, which only
+// starts its generator: not counted.
+bool profile_acquired(const void* object) noexcept;
+void profile_released(const void* object) noexcept;  // only when tl_state.held == object
 void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks, bool timed_out) noexcept;
 void profile_cond_wake(const void* cond, bool broadcast, long woken) noexcept;
 
@@ -86,9 +105,22 @@ void profile_warm_unwinder() noexcept;
 void write_profile_at_exit() noexcept;
 void profile_fork_child() noexcept;
 
-// The statistics policy of the profile mode: the class's statistics as ever (class_stats, so the
-// type-level figures are the same) and the lock's own in the table. Lock: the address of the
-// spinwise lock inside the pthread object, Offset bytes into it.
+// Every acquisition in the profile mode, once the lock is held: one in a thread's interval counted
+// (profile_acquired) and the profiled locks it holds (tl_state.holding, for the batches above).
+SPINWISE_ALWAYS_INLINE bool profile_count_acquired() noexcept {
+  ++tl_state.holding;
+  return SPINWISE_UNLIKELY(--tl_state.until_sample < 0);
+}
+// Every release in the profile mode, once the lock is free: the hold's timing if it was timed, and
+// the batch of kept records once the thread holds no profiled lock (profile_flush_if_free).
+SPINWISE_ALWAYS_INLINE void profile_count_released(const void* object) noexcept {
+  if (SPINWISE_UNLIKELY(tl_state.held == object)) profile_released(object);
+  if (--tl_state.holding <= 0 && SPINWISE_UNLIKELY(tl_state.pending >= kFlushAt)) profile_flush();
+}
+
+// The profile mode's policy of a lock's waits: the class's statistics as ever (class_stats, every
+// acquisition counted, so the type-level figures of a wait are the same) and the lock's own in the
+// table. Lock: the address of the spinwise lock inside the pthread object, Offset bytes into it.
 template <class Class, object_kind Kind, std::size_t Offset>
 struct profile_stats : class_stats<Class> {
   using base = class_stats<Class>;
@@ -97,20 +129,44 @@ struct profile_stats : class_stats<Class> {
 
   SPINWISE_ALWAYS_INLINE static void on_acquire(const void* lock, lock_mode m, lock_site site = {}) noexcept {
     base::on_acquire(lock, m, site);
-    ++tl_holding;
-    if (SPINWISE_UNLIKELY(++tl_acquired % kSampleEvery == 0)) profile_acquired(object_of(lock));
+    if (profile_count_acquired()) (void)profile_acquired(object_of(lock));
   }
   SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode m) noexcept {
     base::on_release(lock, m);
-    --tl_holding;
-    if (tl_held == object_of(lock)) profile_released(object_of(lock));
+    profile_count_released(object_of(lock));
   }
   static bool wait_begin(const void* lock, lock_mode m, lock_site site, std::uint64_t since) noexcept {
-    tl_waiting = lock;
+    tl_state.waiting = lock;
     return base::wait_begin(lock, m, site, since);
   }
   static void on_contended(const wait_record& r, lock_mode m) noexcept {
-    profile_contended(object_of(tl_waiting), Kind, tl_caller, r, m, &base::on_contended);
+    profile_contended(object_of(tl_state.waiting), Kind, tl_state.caller, r, m, &base::on_contended);
+  }
+};
+
+// The profile mode's hooks for an acquisition that did not wait (profile_lock's and the
+// interposer's own reader entry), run beside the lock compiled with no_stats: the class counts the
+// sampled one for kSampleEvery (class_stats::count_acquisitions), so with the profile on the
+// type-level acquisitions are an estimate (those that waited counted one by one, the others
+// sampled), and every other type-level figure, of the waits, is exact as ever. Counted one by one
+// here, the statistics' shard lookup, increment and look at tracked holds on every call cost a
+// program of nothing but uncontended lock calls 16-25% (bench/results/profile-uncontended-zen4).
+template <class Class, object_kind Kind, std::size_t Offset>
+struct profile_hooks {
+  static const void* object_of(const void* lock) noexcept { return static_cast<const char*>(lock) - Offset; }
+
+  SPINWISE_ALWAYS_INLINE static void on_acquire(const void* lock, lock_mode m) noexcept {
+    if (profile_count_acquired()) sampled(object_of(lock), m);
+  }
+  SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode) noexcept {
+    profile_count_released(object_of(lock));
+  }
+
+ private:
+  SPINWISE_COLD static void sampled(const void* object, lock_mode m) noexcept {
+    ++tl_state.inside;  // the class's first count in this thread may take a lock (its shard)
+    if (profile_acquired(object)) class_stats<Class>::count_acquisitions(m, kSampleEvery);
+    --tl_state.inside;
   }
 };
 

@@ -253,18 +253,18 @@ std::string profile_json(const stats_snapshot& snap) {
 void write_profile_at_exit() noexcept {
   // Records kept by an exit with a profiled lock held, the statistics' part too (their report is
   // written after this one, also by a forked child that writes no profile).
-  if (tl_pending != 0) profile_flush();
+  if (tl_state.pending != 0) profile_flush();
   const char* path = detail::env("SPINWISE_PRELOAD_PROFILE");
   if (path == nullptr || g_table.slots.load(std::memory_order_acquire) == 0) return;
   if (g_forked_child.load(std::memory_order_relaxed) && std::strstr(path, "%p") == nullptr) return;
-  ++tl_inside;
+  ++tl_state.inside;
   try {
     const stats_snapshot snap = take_stats_snapshot();
     if (took_interposed_locks(snap)) write_report(path, profile_json(snap), "lock profile");
   } catch (...) {
     std::fprintf(stderr, "spinwise-preload: out of memory for the lock profile\n");
   }
-  --tl_inside;
+  --tl_state.inside;
 }
 
 }  // namespace spinwise::preload

@@ -77,11 +77,22 @@ template <class L>
 std::atomic<std::uint64_t>& rw_word_in(pthread_rwlock_t* rw) noexcept {
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(rw);
 }
+// The lock itself: the profile mode's profile_lock (interposer.hpp) seen with no statistics, so
+// that the check below counts nothing.
+template <class L, class = void>
+struct plain_lock {
+  using type = L;
+};
+template <class L>
+struct plain_lock<L, std::void_t<typename L::off_type>> {
+  using type = typename L::off_type;
+};
 template <class L>
 bool rw_word_ok() noexcept {
   static const bool ok = [] {
-    alignas(8) unsigned char bytes[sizeof(L)] = {};
-    L* l = new (bytes) L;
+    using P = typename plain_lock<L>::type;
+    alignas(8) unsigned char bytes[sizeof(P)] = {};
+    P* l = new (bytes) P;
     l->lock_shared();
     const bool r = reinterpret_cast<std::atomic<std::uint64_t>*>(bytes)->load() == rw_word_of<L>::kReaderOne;
     l->unlock_shared();
@@ -95,8 +106,8 @@ bool rw_word_ok() noexcept {
 // only the word says that readers are inside (then it may enter).
 constexpr std::chrono::milliseconds kReaderRecheck{4};
 
-// A pthread rwlock's calls on lock L, with statistics St (the lock's own, for what the
-// interposer does to the word itself).
+// A pthread rwlock's calls on lock L, with statistics St (the lock's own, or in the profile mode
+// its hooks for an acquisition that did not wait: for the readers the interposer lets in itself).
 template <class L, class St>
 struct rw_ops {
   // One attempt to enter as a reader: 0, EBUSY (a writer inside, or with writer preference one
@@ -214,7 +225,7 @@ SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, const void* caller, F
   if (k == k_glibc || rw_is_glibc(rw)) return -1;
   return on_kind(k, caller, [&f](auto kind, auto stats) noexcept {
     constexpr int S = decltype(stats)::value;
-    return f(rw_ops<typename rw_lock_of<decltype(kind)::value, S>::type, stats_of<preload_rwlock, S>>{});
+    return f(rw_ops<typename rw_lock_of<decltype(kind)::value, S>::type, hooks_of<preload_rwlock, S>>{});
   });
 }
 

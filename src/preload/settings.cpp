@@ -8,7 +8,7 @@
 
 namespace spinwise::preload {
 
-__thread int tl_inside __attribute__((tls_model("initial-exec")));
+__thread thread_state tl_state __attribute__((tls_model("initial-exec")));
 
 SPINWISE_COLD int init_kind() noexcept {
   const char* v = detail::env("SPINWISE_PRELOAD_LOCK");
@@ -52,7 +52,7 @@ SPINWISE_COLD int init_kind() noexcept {
         v);
   }
   if (k != k_glibc) {
-    ++tl_inside;
+    ++tl_state.inside;
     const startup_status st = configure_from_env();
     if (!st.ok()) {
       std::fprintf(stderr, "spinwise-preload: %s (no knob changed)\n", st.message().c_str());
@@ -65,7 +65,7 @@ SPINWISE_COLD int init_kind() noexcept {
       std::atexit(write_profile_at_exit);
       profile_warm_unwinder();
     }
-    --tl_inside;
+    --tl_state.inside;
   }
   return k;
 }

@@ -16,19 +16,19 @@ namespace spinwise::preload {
 
 // fork() with statistics on: the registry's locks are held across it (stats_report.hpp), so a
 // child never inherits one that a thread of the parent held (it hung in exit(), in the report).
-// The handlers' own lock calls count nothing (tl_inside): counting could take those very locks.
+// The handlers' own lock calls count nothing (tl_state.inside): counting could take those very locks.
 void stats_fork_prepare() noexcept {
-  ++tl_inside;
+  ++tl_state.inside;
   stats_atfork_prepare();
 }
 void stats_fork_parent() noexcept {
   stats_atfork_parent();
-  --tl_inside;
+  --tl_state.inside;
 }
 void stats_fork_child() noexcept {
   stats_atfork_child();
   profile_fork_child();
-  --tl_inside;
+  --tl_state.inside;
 }
 
 bool took_interposed_locks(const stats_snapshot& snap) noexcept {
@@ -69,7 +69,7 @@ void write_report(const char* path, const std::string& text, const char* what) n
 void write_stats_at_exit() noexcept {
   const char* path = detail::env("SPINWISE_PRELOAD_STATS");
   if (path == nullptr) return;
-  ++tl_inside;
+  ++tl_state.inside;
   try {
     const stats_snapshot snap = take_stats_snapshot();
     // A process that took no lock (a wrapper such as timeout(1), which the variable reaches too)
@@ -78,7 +78,7 @@ void write_stats_at_exit() noexcept {
   } catch (...) {
     std::fprintf(stderr, "spinwise-preload: out of memory for the statistics report\n");
   }
-  --tl_inside;
+  --tl_state.inside;
 }
 
 }  // namespace spinwise::preload

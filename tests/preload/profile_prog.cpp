@@ -17,6 +17,9 @@
 //                             holding the lock it waited for, and one that waits 5 times, then
 //                             sleeps in a condition wait until the exit; prints the three locks'
 //                             addresses
+//   profile_prog sampled N    one wait on a mutex (so that it enters the table), then N rounds of
+//                             that mutex's lock and unlock and a read lock and unlock of an
+//                             rwlock, in turn on one thread; prints the mutex's address
 //   profile_prog exit CODE    one line on each of stdout and stderr, then exits with CODE
 //   profile_prog kill         one line on stdout, then kills itself with SIGTERM
 
@@ -345,6 +348,32 @@ int cond() {
   return 0;
 }
 
+// --- the sampled acquisitions --------------------------------------------------------------------
+
+extern "C" __attribute__((noinline)) void sampled_wait(void* m) {
+  pthread_mutex_lock(static_cast<pthread_mutex_t*>(m));
+  pthread_mutex_unlock(static_cast<pthread_mutex_t*>(m));
+}
+
+// Two acquisitions a round, of two types in turn: a fixed sampling interval of an even length
+// would count one of them only.
+int sampled(long n) {
+  static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+  pthread_mutex_lock(&m);
+  std::thread t = start_waiter(sampled_wait, &m);
+  pthread_mutex_unlock(&m);
+  t.join();
+  for (long i = 0; i < n; ++i) {
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+    pthread_rwlock_rdlock(&rw);
+    pthread_rwlock_unlock(&rw);
+  }
+  std::printf("mutex %p\n", static_cast<void*>(&m));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -356,6 +385,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "fork-signal") == 0) return fork_signal();
   if (std::strcmp(mode, "cond") == 0) return cond();
   if (std::strcmp(mode, "kept") == 0) return kept();
+  if (std::strcmp(mode, "sampled") == 0 && argc > 2) return sampled(std::atol(argv[2]));
   if (std::strcmp(mode, "exit") == 0 && argc > 2) {
     std::printf("profile_prog: out\n");
     std::fprintf(stderr, "profile_prog: err\n");
