@@ -138,10 +138,12 @@ struct class_stats {
     detail::stats_shard* s = shard();
     if (SPINWISE_UNLIKELY(s == nullptr)) {  // out of memory: the overflow block
       detail::stats_shard& o = record().overflow;
-      if (o.switches.load(std::memory_order_relaxed) & detail::kStatsCounting) detail::add_to<false>(o.mode(m).acquisitions, n);
+      if (o.switches.load(std::memory_order_relaxed) & detail::kStatsCounting)
+        detail::add_to<false>(o.mode(m).acquisitions, n);
       return;
     }
-    if (s->switches.load(std::memory_order_relaxed) & detail::kStatsCounting) detail::bump(s->mode(m).acquisitions, n);
+    if (s->switches.load(std::memory_order_relaxed) & detail::kStatsCounting)
+      detail::bump(s->mode(m).acquisitions, n);
   }
 
   // A change of mode without release: an upgrade (to x) is counted, as on_acquire counts, and a

@@ -284,6 +284,8 @@ using hooks_of = std::conditional_t<S == kStatsProfile, typename profiled<Class>
 // compiled with the profile's policy, the code of the calls that never wait grew enough to cost
 // a program of nothing but such calls 16-25% with every hook empty and all (v4 in
 // bench/results/profile-uncontended-zen4); this way their code is the off path's and the hooks'.
+// A call that waits makes one more attempt than with the profile off (Off's try, then Waits'
+// own first attempt) before its wait.
 template <class Off, class Waits, class Hooks>
 class profile_lock {
   static_assert(sizeof(Off) == sizeof(Waits) && alignof(Off) == alignof(Waits),
@@ -347,10 +349,10 @@ class profile_lock {
 
 // A kind's lock Make<St> in mode S for Class: made with S's statistics, or the profile_lock.
 template <template <class> class Make, class Class, int S>
-using lock_in_mode =
-    std::conditional_t<S == kStatsProfile,
-                       profile_lock<Make<no_stats>, Make<stats_of<Class, S>>, typename profiled<Class>::hooks>,
-                       Make<stats_of<Class, S>>>;
+using lock_in_mode = std::conditional_t<
+    S == kStatsProfile,
+    profile_lock<Make<no_stats>, Make<stats_of<Class, S>>, typename profiled<Class>::hooks>,
+    Make<stats_of<Class, S>>>;
 
 // Both futex kinds' mutexes park at once on a word marked "a waiter may sleep here"
 // (park_on_marked_word.hpp): the interposer does not know whether a program holds its locks

@@ -22,7 +22,6 @@
 
 namespace spinwise::preload {
 
-
 namespace profile_table {
 table g_table;
 std::atomic<bool> g_forked_child{false};
@@ -35,16 +34,39 @@ namespace {
 __thread std::uint64_t tl_held_since __attribute__((tls_model("initial-exec")));
 __thread std::uint32_t tl_sample_state __attribute__((tls_model("initial-exec")));  // xorshift32; 0: unseeded
 
-// The interval to this thread's next sampled acquisition: uniform from 1 to 2 * kSampleEvery - 1
-// (mean kSampleEvery), from a generator of the thread's own, seeded from its stack address and the
-// counter (x: its state, never 0).
-std::int32_t next_sample_interval(std::uint32_t x) noexcept {
+// This thread's generator's next number (xorshift32), from its state; seeded on first use from its
+// stack address and the counter.
+std::uint32_t next_random() noexcept {
+  std::uint32_t x = tl_sample_state;
+  if (x == 0) {
+    const auto seed = reinterpret_cast<std::uintptr_t>(&x) ^ read_counter();
+    x = static_cast<std::uint32_t>(seed ^ (seed >> 32)) | 1u;
+  }
   x ^= x << 13;
   x ^= x >> 17;
   x ^= x << 5;
   tl_sample_state = x;
-  return static_cast<std::int32_t>(1 + x % (2 * kSampleEvery - 1));
+  return x;
 }
+
+// The interval to this thread's next sampled acquisition: uniform from 1 to 2 * kSampleEvery - 1
+// (mean kSampleEvery).
+std::int32_t next_sample_interval() noexcept {
+  return static_cast<std::int32_t>(1 + next_random() % (2 * kSampleEvery - 1));
+}
+
+// A thread's first sample: where an interval that began before the thread's first acquisition
+// would end, counted from that acquisition (1: the first itself). Its law is the interval's
+// forward recurrence time, P(D = d) = P(I >= d) / E[I], which the smaller of a uniform 1..31 and a
+// uniform 1..32 has exactly; so the estimate of a thread's acquisitions is right on average from
+// its first, where a first sample one whole interval later counted about 6 too few a thread.
+std::int32_t first_sample_delay() noexcept {
+  const auto a = static_cast<std::int32_t>(1 + next_random() % (2 * kSampleEvery - 1));
+  const auto b = static_cast<std::int32_t>(1 + next_random() % (2 * kSampleEvery));
+  return a < b ? a : b;
+}
+
+std::atomic<bool> g_acquired{false};  // a profiled acquisition was made (profile_took_locks)
 
 void add(counter& c, std::uint64_t n) noexcept { c.fetch_add(n, std::memory_order_relaxed); }
 
@@ -497,16 +519,18 @@ void profile_flush() noexcept {
 // which counts for kSampleEvery: an estimate, right on average. Counted one by one on the lock's
 // entry, every acquisition of a hot lock moved that line between CPUs, and a bounded buffer (a
 // contended mutex and two condition variables per item) lost a third of its items to the profile.
-// A thread's first acquisition only starts its generator (tl_state.until_sample starts at 0) and is not
-// counted: counted for kSampleEvery, every thread's first would add 15 too many.
+// A thread's first acquisition (tl_state.until_sample starts at 0) draws its first sample
+// (first_sample_delay); profile_hooks makes the thread's statistics counters of its type there.
 bool profile_acquired(const void* object) noexcept {
-  const std::uint32_t x = tl_sample_state;
-  if (SPINWISE_UNLIKELY(x == 0)) {
-    const auto seed = reinterpret_cast<std::uintptr_t>(&x) ^ read_counter();
-    tl_state.until_sample = next_sample_interval(static_cast<std::uint32_t>(seed ^ (seed >> 32)) | 1u) - 1;
-    return false;
+  if (SPINWISE_UNLIKELY(tl_sample_state == 0)) {
+    if (!g_acquired.load(std::memory_order_relaxed)) g_acquired.store(true, std::memory_order_relaxed);
+    const std::int32_t d = first_sample_delay();
+    if (d > 1) {
+      tl_state.until_sample = d - 2;  // the d-th acquisition from this one is sampled
+      return false;
+    }
   }
-  tl_state.until_sample = next_sample_interval(x) - 1;
+  tl_state.until_sample = next_sample_interval() - 1;
   entry* e = find(object, false);
   if (SPINWISE_LIKELY(e == nullptr)) return true;
   add(e->acquisitions, kSampleEvery);
@@ -516,6 +540,8 @@ bool profile_acquired(const void* object) noexcept {
   }
   return true;
 }
+
+bool profile_took_locks() noexcept { return g_acquired.load(std::memory_order_relaxed); }
 
 void profile_released(const void* object) noexcept {
   const std::uint64_t now = read_counter();

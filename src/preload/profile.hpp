@@ -14,13 +14,14 @@
 // kSampleEvery (an estimate) and timed until its release (the time held, sampled). A lock that
 // finds no slot is counted in the table's overflow, not dropped.
 //
-// Everything here that records runs inside a counted call (tl_state.inside), so a signal handler's lock
-// calls on the same thread while it records are plain calls (as for the statistics): nothing
-// recurses. Only the counts of an acquisition that neither waits nor is sampled (tl_state.holding,
-// tl_state.until_sample) and the release's look at tl_state.held run outside one: a handler's calls between
-// such a count's load and store may be lost from an estimate, and one between the call's tl_state.caller
-// and its wait may lend the wait its own call site, no more. No allocation: the table is mapped
-// once, at the first call.
+// Everything here that records runs inside a counted call (tl_state.inside), so a signal
+// handler's lock calls on the same thread while it records are plain calls (as for the
+// statistics): nothing recurses. Only the counts of an acquisition that neither waits nor is
+// sampled (tl_state.holding, tl_state.until_sample) and the release of a timed hold (a look at
+// tl_state.held, and two atomic adds to its lock's entry, no lock) run outside one: a handler's
+// calls between such a count's load and store may be lost from an estimate, and one between the
+// call's tl_state.caller and its wait may lend the wait its own call site, no more. No
+// allocation: the table is mapped once, at the first call.
 
 #include <atomic>
 #include <cstddef>
@@ -89,9 +90,10 @@ inline void profile_flush_if_free(std::uint8_t at_least) noexcept {
   if (tl_state.pending >= at_least && tl_state.holding <= 0) profile_flush();
 }
 // A sampled acquisition (tl_state.until_sample below zero): counted for kSampleEvery on object's entry,
-// its hold timed if none is, and the next interval drawn. False for the thread's first, which only
-// starts its generator: not counted.
+// its hold timed if none is, and the next interval drawn. False for a thread's first acquisition
+// when its first sample lies later (profile.cpp): not counted.
 bool profile_acquired(const void* object) noexcept;
+bool profile_took_locks() noexcept;  // a profiled acquisition was made (the types' counts are sampled)
 void profile_released(const void* object) noexcept;  // only when tl_state.held == object
 void profile_cond_wait(const void* cond, const void* caller, std::uint64_t ticks, bool timed_out) noexcept;
 void profile_cond_wake(const void* cond, bool broadcast, long woken) noexcept;
@@ -131,6 +133,9 @@ struct profile_stats : class_stats<Class> {
     base::on_acquire(lock, m, site);
     if (profile_count_acquired()) (void)profile_acquired(object_of(lock));
   }
+  // Not called by profile_lock, which releases through the lock seen with no statistics and
+  // profile_hooks (so a preload class's tracking, which the interposer never turns on, would not
+  // see its releases); kept for a lock made with this policy alone.
   SPINWISE_ALWAYS_INLINE static void on_release(const void* lock, lock_mode m) noexcept {
     base::on_release(lock, m);
     profile_count_released(object_of(lock));
@@ -163,9 +168,11 @@ struct profile_hooks {
   }
 
  private:
+  // Counts 0 for an acquisition not counted (a thread's first, whose sample lies later): that
+  // still makes the thread's counters of the class there, at its first acquisition.
   SPINWISE_COLD static void sampled(const void* object, lock_mode m) noexcept {
-    ++tl_state.inside;  // the class's first count in this thread may take a lock (its shard)
-    if (profile_acquired(object)) class_stats<Class>::count_acquisitions(m, kSampleEvery);
+    ++tl_state.inside;  // the class's first count in this thread takes a lock (its shard)
+    class_stats<Class>::count_acquisitions(m, profile_acquired(object) ? kSampleEvery : 0);
     --tl_state.inside;
   }
 };

@@ -20,6 +20,8 @@
 //   profile_prog sampled N    one wait on a mutex (so that it enters the table), then N rounds of
 //                             that mutex's lock and unlock and a read lock and unlock of an
 //                             rwlock, in turn on one thread; prints the mutex's address
+//   profile_prog threads T K  T threads, one after another, each locking and unlocking a mutex K
+//                             times
 //   profile_prog exit CODE    one line on each of stdout and stderr, then exits with CODE
 //   profile_prog kill         one line on stdout, then kills itself with SIGTERM
 
@@ -374,6 +376,21 @@ int sampled(long n) {
   return 0;
 }
 
+// Short-lived threads of a few acquisitions each: each thread's estimate must be right from its
+// first acquisition on.
+int threads(int t, int k) {
+  static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  for (int i = 0; i < t; ++i) {
+    std::thread([k] {
+      for (int j = 0; j < k; ++j) {
+        pthread_mutex_lock(&m);
+        pthread_mutex_unlock(&m);
+      }
+    }).join();
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -386,6 +403,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "cond") == 0) return cond();
   if (std::strcmp(mode, "kept") == 0) return kept();
   if (std::strcmp(mode, "sampled") == 0 && argc > 2) return sampled(std::atol(argv[2]));
+  if (std::strcmp(mode, "threads") == 0 && argc > 3) return threads(std::atoi(argv[2]), std::atoi(argv[3]));
   if (std::strcmp(mode, "exit") == 0 && argc > 2) {
     std::printf("profile_prog: out\n");
     std::fprintf(stderr, "profile_prog: err\n");
