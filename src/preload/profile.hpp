@@ -84,10 +84,9 @@ using class_wait_hook = void (*)(const wait_record&, lock_mode) noexcept;
 void profile_contended(const void* object, object_kind kind, const void* caller, const wait_record& r,
                        lock_mode m, class_wait_hook counted) noexcept;
 void profile_flush() noexcept;  // this thread's deferred records, now
-// Makes them if it keeps `at_least` (1 or more) and holds no profiled lock: in a condition wait
-// before the sleep (1).
-inline void profile_flush_if_free(std::uint8_t at_least) noexcept {
-  if (tl_state.pending >= at_least && tl_state.holding <= 0) profile_flush();
+// Makes them if it keeps any and holds no profiled lock: in a condition wait before the sleep.
+inline void profile_flush_if_free() noexcept {
+  if (tl_state.pending != 0 && tl_state.holding <= 0) profile_flush();
 }
 // A sampled acquisition (tl_state.until_sample below zero): counted for kSampleEvery on object's entry,
 // its hold timed if none is, and the next interval drawn. False for a thread's first acquisition
@@ -114,7 +113,7 @@ SPINWISE_ALWAYS_INLINE bool profile_count_acquired() noexcept {
   return SPINWISE_UNLIKELY(--tl_state.until_sample < 0);
 }
 // Every release in the profile mode, once the lock is free: the hold's timing if it was timed, and
-// the batch of kept records once the thread holds no profiled lock (profile_flush_if_free).
+// the batch of kept records once it keeps kFlushAt and holds no profiled lock.
 SPINWISE_ALWAYS_INLINE void profile_count_released(const void* object) noexcept {
   if (SPINWISE_UNLIKELY(tl_state.held == object)) profile_released(object);
   if (--tl_state.holding <= 0 && SPINWISE_UNLIKELY(tl_state.pending >= kFlushAt)) profile_flush();
