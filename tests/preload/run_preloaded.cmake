@@ -2,8 +2,8 @@
 #   oracle    without the interposer
 #   kind      LD_PRELOAD=PRELOAD SPINWISE_PRELOAD_LOCK=KIND SPINWISE_PRELOAD_STATS=STATS; then the
 #             statistics: every preload.* class counted acquisitions (glibc: no file at all)
-#   unknown   SPINWISE_PRELOAD_LOCK=KIND (no-such-kind if not given): passes on glibc's locks, one
-#             line on stderr
+#   unknown   SPINWISE_PRELOAD_LOCK=KIND (no-such-kind if not given): the program (`which-locks`)
+#             finds glibc's lock word taken by a lock call, and one line on stderr
 #   bindings  LD_DEBUG=bindings: the program's pthread calls bind to the interposer
 #   symlink   SPINWISE_PRELOAD_STATS=STATS, a symbolic link to another file: the program
 #             (`lock-once`) must not write through it (the old interposer's fopen did)
@@ -152,6 +152,18 @@ if(MODE STREQUAL "symlink")
   endif()
   return()
 endif()
+if(MODE STREQUAL "unknown")
+  # One lock, read from the mutex (conformance.cpp's which-locks): glibc's own, and one line on
+  # stderr. The whole program on glibc's locks under the interposer is preload.glibc.
+  execute_process(COMMAND ${cmd} which-locks RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 150)
+  message("${out}${err}")
+  string(REGEX MATCHALL "unknown SPINWISE_PRELOAD_LOCK .${KIND}." lines "${err}")
+  list(LENGTH lines count)
+  if(NOT rc EQUAL 0 OR NOT count EQUAL 1 OR NOT out MATCHES "which-locks: glibc's locks")
+    message(FATAL_ERROR "an unknown kind must give one line on stderr (${count} seen) and glibc's locks (exit ${rc})")
+  endif()
+  return()
+endif()
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 150)
 message("${out}")
 if(NOT MODE STREQUAL "bindings")
@@ -195,12 +207,6 @@ elseif(MODE STREQUAL "kind")
       message(FATAL_ERROR "the statistics counted no acquisition of ${class}: the calls did not reach the interposer")
     endif()
   endforeach()
-elseif(MODE STREQUAL "unknown")
-  string(REGEX MATCHALL "unknown SPINWISE_PRELOAD_LOCK .${KIND}." lines "${err}")
-  list(LENGTH lines count)
-  if(NOT count EQUAL 1 OR NOT out MATCHES "glibc's locks")
-    message(FATAL_ERROR "an unknown kind must give one line on stderr (${count} seen) and glibc's locks")
-  endif()
 elseif(MODE STREQUAL "bindings")
   foreach(fn pthread_mutex_lock pthread_mutex_clocklock pthread_rwlock_rdlock pthread_cond_wait pthread_cond_clockwait)
     if(NOT err MATCHES "binding file [^\n]*spinwise_preload_conformance [^\n]* to [^\n]*libspinwise-preload\\.so [^\n]*`${fn}'")
