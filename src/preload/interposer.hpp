@@ -151,16 +151,18 @@ bool glibc_mutex(pthread_mutex_t* m) noexcept;
 // Calls f(kind, stats) with the process's kind (k_hybrid, k_adaptive or k_ttas) and what this
 // call records (a stats_mode), both compile-time constants (std::integral_constant) from which f
 // names its lock types. Statistics unless this thread is inside a counted call already
-// (tl_state.inside). caller: the interposed call's return address, which the profile keeps for the
-// lock's waits (tl_state.caller); with the profile off it is not even read. -1 for any other kind; the
-// callers pass the glibc kind through before.
+// (tl_state.inside). -1 for any other kind; the callers pass the glibc kind through before. The
+// interposed call's return address, which the profile keeps for a wait's site, goes with the ops
+// (mutex_ops, rw_ops) to where the call waits (lock_from, note_wait_site): stored in a
+// thread-local by every call in the profile mode, it cost a program of nothing but uncontended
+// calls about 3% (bench/results/profile-caller-zen5).
 //
 // The statistics' call is counted (tl_state.inside) throughout; the profile's only where it may
 // take a lock or record (profile_lock's waits, profile_hooks' sample, the flush after a release:
 // each counts itself), so that a call that neither waits nor samples pays no more than its hooks
 // (profile.hpp).
 template <class F>
-SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
+SPINWISE_ALWAYS_INLINE int on_kind(int k, F&& f) noexcept {
   // The switch first: with statistics off (the common case) the call reads no thread-local.
   const int g = g_stats.load(std::memory_order_relaxed);
   const int s = SPINWISE_LIKELY(g == kStatsOff) || tl_state.inside != 0 ? kStatsOff : g;
@@ -172,8 +174,7 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
     } else if (s == kStatsOn) {
       rc = f(kind, std::integral_constant<int, kStatsOn>{});
     } else {
-      tl_state.caller = caller;
-      rc = f(kind, std::integral_constant<int, kStatsProfile>{});  // a batch after the last release
+      rc = f(kind, std::integral_constant<int, kStatsProfile>{});
     }
   };
   switch (k) {
@@ -193,7 +194,7 @@ SPINWISE_ALWAYS_INLINE int on_kind(int k, const void* caller, F&& f) noexcept {
   return rc;
 }
 
-// The return address of the interposed call this is written in, for on_kind and the profile.
+// The return address of the interposed call this is written in, for the profile.
 #define SPINWISE_CALLER (__builtin_return_address(0))
 
 // The body of an interposed lock call on `obj`: `ours`, an expression over `ops` (the ops of the
@@ -299,11 +300,12 @@ class profile_lock {
   profile_lock(const profile_lock&) = delete;
   profile_lock& operator=(const profile_lock&) = delete;
 
-  void lock() noexcept {
+  // lock() as a call from `caller` makes it: a wait's site, stored only when the call waits.
+  void lock_from(const void* caller) noexcept {
     if (SPINWISE_LIKELY(off().try_lock())) {
       Hooks::on_acquire(this, lock_mode::x);
     } else {
-      lock_waiting();
+      lock_waiting(caller);
     }
   }
   bool try_lock() noexcept { return entered(off().try_lock(), lock_mode::x); }
@@ -332,7 +334,8 @@ class profile_lock {
   bool is_locked_shared() const noexcept { return off().is_locked_shared(); }
 
  private:
-  SPINWISE_NOINLINE void lock_waiting() noexcept {
+  SPINWISE_NOINLINE void lock_waiting(const void* caller) noexcept {
+    tl_state.caller = caller;
     const counted_call in;
     waits().lock();
   }
@@ -346,6 +349,33 @@ class profile_lock {
 
   alignas(Off) unsigned char bytes_[sizeof(Off)];
 };
+
+template <class L>
+struct is_profile_lock : std::false_type {};
+template <class Off, class Waits, class Hooks>
+struct is_profile_lock<profile_lock<Off, Waits, Hooks>> : std::true_type {};
+
+// Takes lock l for an interposed call made from `caller` (its return address): the profile mode's
+// lock records it as the site of a wait (profile_lock::lock_from); any other ignores it.
+template <class L>
+SPINWISE_ALWAYS_INLINE void lock_from(L& l, const void* caller) noexcept {
+  if constexpr (is_profile_lock<L>::value) {
+    l.lock_from(caller);
+  } else {
+    (void)caller;
+    l.lock();
+  }
+}
+// Before a wait that lock_from does not make (a timed one, a reader's): in the profile mode its
+// site, for the wait's record (tl_state.caller).
+template <class L>
+SPINWISE_ALWAYS_INLINE void note_wait_site(const void* caller) noexcept {
+  if constexpr (is_profile_lock<L>::value) {
+    tl_state.caller = caller;
+  } else {
+    (void)caller;
+  }
+}
 
 // A kind's lock Make<St> in mode S for Class: made with S's statistics, or the profile_lock.
 template <template <class> class Make, class Class, int S>

@@ -57,14 +57,17 @@ std::atomic<std::uintptr_t>& owner_of(pthread_mutex_t* m) noexcept {
   return *reinterpret_cast<std::atomic<std::uintptr_t>*>(reinterpret_cast<char*>(m) + kOwnerOffset);
 }
 
-// A mutex type's calls on kind K's lock L. Returns pthread's error codes.
+// A mutex type's calls on kind K's lock L, made from `caller` (the interposed call's return
+// address: the profile's site of a wait). Returns pthread's error codes.
 template <class L, mtype T>
 struct mutex_ops {
-  static int lock(pthread_mutex_t* m) noexcept {
+  const void* caller;
+
+  int lock(pthread_mutex_t* m) const noexcept {
     if constexpr (T != mtype::normal) {
       if (owner_of(m).load(std::memory_order_relaxed) == self_id()) return relock(m);
     }
-    lock_in<L>(m).lock();
+    lock_from(lock_in<L>(m), caller);
     own(m);
     return 0;
   }
@@ -77,7 +80,7 @@ struct mutex_ops {
     own(m);
     return 0;
   }
-  static int timedlock(pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+  int timedlock(pthread_mutex_t* m, clockid_t clock, const timespec* at) const noexcept {
     if (!supported(clock)) return EINVAL;
     if constexpr (T != mtype::normal) {
       if (owner_of(m).load(std::memory_order_relaxed) == self_id()) return relock(m);
@@ -87,6 +90,7 @@ struct mutex_ops {
       return 0;
     }
     if (!valid(at)) return EINVAL;  // checked only when the call would wait, as glibc does
+    note_wait_site<L>(caller);
     const int rc = with_deadline(
         clock, *at, [m](auto tp) noexcept { return lock_in<L>(m).try_lock_until(tp) ? 0 : ETIMEDOUT; });
     if (rc == 0) own(m);
@@ -132,14 +136,14 @@ struct mutex_ops {
 };
 
 template <class L, class F>
-int on_mutex_typed(mtype t, F&& f) noexcept {
+int on_mutex_typed(mtype t, const void* caller, F&& f) noexcept {
   switch (t) {
     case mtype::recursive:
-      return f(mutex_ops<typename L::template of<preload_recursive>, mtype::recursive>{});
+      return f(mutex_ops<typename L::template of<preload_recursive>, mtype::recursive>{caller});
     case mtype::errorcheck:
-      return f(mutex_ops<typename L::template of<preload_errorcheck>, mtype::errorcheck>{});
+      return f(mutex_ops<typename L::template of<preload_errorcheck>, mtype::errorcheck>{caller});
     default:
-      return f(mutex_ops<typename L::template of<preload_mutex>, mtype::normal>{});
+      return f(mutex_ops<typename L::template of<preload_mutex>, mtype::normal>{caller});
   }
 }
 
@@ -149,15 +153,16 @@ struct kind_locks {
   using of = typename mutex_lock_of<K, Class, S>::type;
 };
 
-// Calls f(ops) with the ops of m's type on the process's kind (on_kind; caller: SPINWISE_CALLER).
+// Calls f(ops) with the ops of m's type on the process's kind (on_kind), made from caller
+// (SPINWISE_CALLER).
 // Returns -1 when m is glibc's (the caller passes it through).
 template <class F>
 SPINWISE_ALWAYS_INLINE int on_mutex(pthread_mutex_t* m, const void* caller, F&& f) noexcept {
   const int k = current_kind();
   const mtype t = type_of(m);
   if (k == k_glibc || t == mtype::glibc) return -1;
-  return on_kind(k, caller, [t, &f](auto kind, auto stats) noexcept {
-    return on_mutex_typed<kind_locks<decltype(kind)::value, decltype(stats)::value>>(t, f);
+  return on_kind(k, [t, caller, &f](auto kind, auto stats) noexcept {
+    return on_mutex_typed<kind_locks<decltype(kind)::value, decltype(stats)::value>>(t, caller, f);
   });
 }
 

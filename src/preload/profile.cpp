@@ -482,7 +482,7 @@ bool site_known(const void* object, const void* caller) noexcept {
 // destructor makes them if the thread exits holding a lock (release_share); one without (past kShares
 // threads, or no key) makes each at once.
 void keep_or_make(const pending_record& p) noexcept {
-  const int held = tl_state.holding + (p.counted != nullptr ? 1 : 0);
+  const int held = held_locks() + (p.counted != nullptr ? 1 : 0);
   if (held <= 0 || (p.counted != nullptr && !site_known(p.object, p.caller)) ||
       (tl_share == nullptr ? claim_share() : tl_share) == no_share()) {
     make(p);
@@ -511,7 +511,7 @@ void profile_flush() noexcept {
     std::memcpy(&p, tl_share->kept + i * kKeptBytes, sizeof p);
     make(p);
   }
-  if (tl_state.holding < 0) tl_state.holding = 0;
+  if (held_locks() < 0) tl_state.counts &= kHeldOne - 1;  // none held; the countdown stays
   --tl_state.inside;
 }
 
@@ -519,18 +519,19 @@ void profile_flush() noexcept {
 // which counts for kSampleEvery: an estimate, right on average. Counted one by one on the lock's
 // entry, every acquisition of a hot lock moved that line between CPUs, and a bounded buffer (a
 // contended mutex and two condition variables per item) lost a third of its items to the profile.
-// A thread's first acquisition (tl_state.until_sample starts at 0) draws its first sample
+// A thread's first acquisition (its countdown starts at 0) draws its first sample
 // (first_sample_delay); profile_hooks makes the thread's statistics counters of its type there.
 bool profile_acquired(const void* object) noexcept {
   if (SPINWISE_UNLIKELY(tl_sample_state == 0)) {
     if (!g_acquired.load(std::memory_order_relaxed)) g_acquired.store(true, std::memory_order_relaxed);
     const std::int32_t d = first_sample_delay();
     if (d > 1) {
-      tl_state.until_sample = d - 2;  // the d-th acquisition from this one is sampled
+      // The d-th acquisition from this one is sampled.
+      profile_sample_drawn(static_cast<std::uint32_t>(d - 2));
       return false;
     }
   }
-  tl_state.until_sample = next_sample_interval() - 1;
+  profile_sample_drawn(static_cast<std::uint32_t>(next_sample_interval() - 1));
   entry* e = find(object, false);
   if (SPINWISE_LIKELY(e == nullptr)) return true;
   add(e->acquisitions, kSampleEvery);

@@ -17,10 +17,11 @@
 // Everything here that records runs inside a counted call (tl_state.inside), so a signal
 // handler's lock calls on the same thread while it records are plain calls (as for the
 // statistics): nothing recurses. Only the counts of an acquisition that neither waits nor is
-// sampled (tl_state.holding, tl_state.until_sample) and the release of a timed hold (a look at
-// tl_state.held, and two atomic adds to its lock's entry, no lock) run outside one: a handler's
-// calls between such a count's load and store may be lost from an estimate, and one between the
-// call's tl_state.caller and its wait may lend the wait its own call site, no more. No
+// sampled (tl_state.counts) and the release of a timed hold (a look at tl_state.held, and two
+// atomic adds to its lock's entry, no lock) run outside one: a handler's calls between such a
+// count's load and store may be lost from an estimate or from the held count (a batch of records
+// is then made later: at a condition wait, a full list, the thread's exit), and one between a
+// wait's tl_state.caller and the wait may lend the wait its own call site, no more. No
 // allocation: the table is mapped once, at the first call.
 
 #include <atomic>
@@ -38,21 +39,40 @@ struct thread_state {
   // Inside one of the interposed calls that counts (interposer.hpp's on_kind, counted_call): a lock
   // the statistics or the profile take themselves then runs without them, no recursion.
   int inside;
-  // The profiled locks this thread holds (acquisitions less releases in the profile mode; below
-  // zero where a lock taken inside a counted call, uncounted, was released outside one).
-  int holding;
-  // Acquisitions to go before the next sampled one (below zero: this one), the sampling below.
-  std::int32_t until_sample;
+  // The held profiled locks and the countdown to the next sample, in one word so that an
+  // acquisition changes both with one add (the counts below).
+  std::uint64_t counts;
   // Records kept for the batches below.
   std::uint8_t pending;
-  // The return address of the interposed call this thread is in (on_kind sets it in the profile
-  // mode), the lock whose wait the lock's meter measures (between wait_begin and on_contended),
-  // and the lock whose hold is being timed (nullptr: none).
+  // The return address of the interposed call whose wait this thread makes (set in the profile
+  // mode before the wait: lock_from, note_wait_site in interposer.hpp), the lock whose wait the
+  // lock's meter measures (between wait_begin and on_contended), and the lock whose hold is being
+  // timed (nullptr: none).
   const void* caller;
   const void* waiting;
   const void* held;
 };
 extern __thread thread_state tl_state __attribute__((tls_model("initial-exec")));
+
+// tl_state.counts: in the high 32 bits the profiled locks this thread holds (signed: acquisitions
+// less releases in the profile mode; below zero where a lock taken inside a counted call,
+// uncounted, was released outside one), in the low 32 the acquisitions to go before the next
+// sampled one. An acquisition adds kHeldOne - 1 (one lock more held, one acquisition fewer to
+// go), a release takes kHeldOne off. The countdown's step from 0, the sampled acquisition, borrows
+// from the held count (the low half reads 2^32 - 1, kSampleDue set, and the high half missed its
+// one), which profile_acquired, called for that acquisition at once, gives back
+// (profile_sample_drawn). A
+// countdown is at most 2^31 - 1 (kSampleDue clear), so nothing else carries between the halves.
+// Kept apart, the two counts cost a program of nothing but uncontended calls about 2% more
+// (bench/results/profile-counts-zen5).
+constexpr std::uint64_t kSampleDue = std::uint64_t{1} << 31;
+constexpr std::uint64_t kHeldOne = std::uint64_t{1} << 32;
+inline int held_locks() noexcept {
+  return static_cast<int>(static_cast<std::int64_t>(tl_state.counts) >> 32);
+}
+inline bool holds_no_lock(std::uint64_t counts) noexcept {
+  return static_cast<std::int64_t>(counts) < static_cast<std::int64_t>(kHeldOne);
+}
 
 // About one acquisition in this many of a thread's is looked up in the table: counted for this
 // many (the lock's acquisitions are an estimate), and its hold timed if no other is. The interval
@@ -86,9 +106,9 @@ void profile_contended(const void* object, object_kind kind, const void* caller,
 void profile_flush() noexcept;  // this thread's deferred records, now
 // Makes them if it keeps any and holds no profiled lock: in a condition wait before the sleep.
 inline void profile_flush_if_free() noexcept {
-  if (tl_state.pending != 0 && tl_state.holding <= 0) profile_flush();
+  if (tl_state.pending != 0 && holds_no_lock(tl_state.counts)) profile_flush();
 }
-// A sampled acquisition (tl_state.until_sample below zero): counted for kSampleEvery on object's entry,
+// A sampled acquisition (profile_count_acquired true): counted for kSampleEvery on object's entry,
 // its hold timed if none is, and the next interval drawn. False for a thread's first acquisition
 // when its first sample lies later (profile.cpp): not counted.
 bool profile_acquired(const void* object) noexcept;
@@ -106,17 +126,23 @@ void profile_warm_unwinder() noexcept;
 void write_profile_at_exit() noexcept;
 void profile_fork_child() noexcept;
 
-// Every acquisition in the profile mode, once the lock is held: one in a thread's interval counted
-// (profile_acquired) and the profiled locks it holds (tl_state.holding, for the batches above).
+// Every acquisition in the profile mode, once the lock is held: the profiled locks it holds (for
+// the batches above), and one in a thread's interval counted (profile_acquired).
 SPINWISE_ALWAYS_INLINE bool profile_count_acquired() noexcept {
-  ++tl_state.holding;
-  return SPINWISE_UNLIKELY(--tl_state.until_sample < 0);
+  return SPINWISE_UNLIKELY(((tl_state.counts += kHeldOne - 1) & kSampleDue) != 0);
+}
+// The sampled acquisition's countdown step from 0 borrowed one from the held count
+// (profile_count_acquired): given back, with the next countdown, `to_go` acquisitions before the
+// sampled one (profile_acquired, for the acquisition profile_count_acquired said is sampled).
+inline void profile_sample_drawn(std::uint32_t to_go) noexcept {
+  tl_state.counts = ((tl_state.counts + 1) & ~(kHeldOne - 1)) | to_go;
 }
 // Every release in the profile mode, once the lock is free: the hold's timing if it was timed, and
 // the batch of kept records once it keeps kFlushAt and holds no profiled lock.
 SPINWISE_ALWAYS_INLINE void profile_count_released(const void* object) noexcept {
   if (SPINWISE_UNLIKELY(tl_state.held == object)) profile_released(object);
-  if (--tl_state.holding <= 0 && SPINWISE_UNLIKELY(tl_state.pending >= kFlushAt)) profile_flush();
+  if (holds_no_lock(tl_state.counts -= kHeldOne) && SPINWISE_UNLIKELY(tl_state.pending >= kFlushAt))
+    profile_flush();
 }
 
 // The profile mode's policy of a lock's waits: the class's statistics as ever (class_stats, every

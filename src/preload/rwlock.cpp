@@ -107,9 +107,12 @@ bool rw_word_ok() noexcept {
 constexpr std::chrono::milliseconds kReaderRecheck{4};
 
 // A pthread rwlock's calls on lock L, with statistics St (the lock's own, or in the profile mode
-// its hooks for an acquisition that did not wait: for the readers the interposer lets in itself).
+// its hooks for an acquisition that did not wait: for the readers the interposer lets in itself),
+// made from `caller` (the interposed call's return address: the profile's site of a wait).
 template <class L, class St>
 struct rw_ops {
+  const void* caller;
+
   // One attempt to enter as a reader: 0, EBUSY (a writer inside, or with writer preference one
   // waiting), or EAGAIN (the count of readers is full: 2^20 - 1; glibc gives EAGAIN for too many
   // read locks too, at a higher count).
@@ -136,7 +139,7 @@ struct rw_ops {
   }
   // Waits until the deadline tp (of any clock; time_point::max() for none) to enter as a reader.
   template <class TP>
-  static int enter(pthread_rwlock_t* rw, TP tp) noexcept {
+  static int enter(pthread_rwlock_t* rw, TP tp, const void* caller) noexcept {
     const bool prefer_readers = !prefers_writers(rw);
     for (;;) {
       const int rc = try_enter(rw, prefer_readers);
@@ -147,12 +150,13 @@ struct rw_ops {
       // Under reader preference at most kReaderRecheck at a time: readers may be let in (by
       // try_enter) while a writer that came after this one waits, and this reader with them.
       const TP until = prefer_readers && tp - now > kReaderRecheck ? now + kReaderRecheck : tp;
+      note_wait_site<L>(caller);
       if (rw_in<L>(rw).try_lock_shared_until(until)) return 0;
     }
   }
-  static int rdlock(pthread_rwlock_t* rw) noexcept {
+  int rdlock(pthread_rwlock_t* rw) const noexcept {
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
-    const int rc = enter(rw, std::chrono::steady_clock::time_point::max());
+    const int rc = enter(rw, std::chrono::steady_clock::time_point::max(), caller);
     if (rc == 0) note_read(rw);
     return rc;
   }
@@ -162,10 +166,11 @@ struct rw_ops {
     return rc;
   }
   // A bad clock or deadline: EINVAL before anything else, as glibc's rwlock checks them first.
-  static int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
+  int timedrdlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) const noexcept {
     if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id()) return EDEADLK;
-    const int rc = with_deadline(clock, *at, [rw](auto tp) noexcept { return enter(rw, tp); });
+    const void* from = caller;
+    const int rc = with_deadline(clock, *at, [rw, from](auto tp) noexcept { return enter(rw, tp, from); });
     if (rc == 0) note_read(rw);
     return rc;
   }
@@ -182,9 +187,9 @@ struct rw_ops {
     }
     return true;
   }
-  static int wrlock(pthread_rwlock_t* rw) noexcept {
+  int wrlock(pthread_rwlock_t* rw) const noexcept {
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || holds_read(rw)) return EDEADLK;
-    rw_in<L>(rw).lock();
+    lock_from(rw_in<L>(rw), caller);
     writer_of(rw).store(self_id(), std::memory_order_relaxed);
     return 0;
   }
@@ -193,13 +198,14 @@ struct rw_ops {
     writer_of(rw).store(self_id(), std::memory_order_relaxed);
     return 0;
   }
-  static int timedwrlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) noexcept {
+  int timedwrlock(pthread_rwlock_t* rw, clockid_t clock, const timespec* at) const noexcept {
     if (!supported(clock) || !valid(at)) return EINVAL;
     if (writer_of(rw).load(std::memory_order_relaxed) == self_id() || holds_read(rw)) return EDEADLK;
     if (rw_in<L>(rw).try_lock()) {
       writer_of(rw).store(self_id(), std::memory_order_relaxed);
       return 0;
     }
+    note_wait_site<L>(caller);
     const int rc = with_deadline(
         clock, *at, [rw](auto tp) noexcept { return rw_in<L>(rw).try_lock_until(tp) ? 0 : ETIMEDOUT; });
     if (rc == 0) writer_of(rw).store(self_id(), std::memory_order_relaxed);
@@ -217,15 +223,17 @@ struct rw_ops {
   }
 };
 
-// Calls f(ops) with the rwlock ops of the process's kind (on_kind; caller: SPINWISE_CALLER).
+// Calls f(ops) with the rwlock ops of the process's kind (on_kind), made from caller
+// (SPINWISE_CALLER).
 // Returns -1 when rw is glibc's (the caller passes it through).
 template <class F>
 SPINWISE_ALWAYS_INLINE int on_rwlock(pthread_rwlock_t* rw, const void* caller, F&& f) noexcept {
   const int k = current_kind();
   if (k == k_glibc || rw_is_glibc(rw)) return -1;
-  return on_kind(k, caller, [&f](auto kind, auto stats) noexcept {
+  return on_kind(k, [caller, &f](auto kind, auto stats) noexcept {
     constexpr int S = decltype(stats)::value;
-    return f(rw_ops<typename rw_lock_of<decltype(kind)::value, S>::type, hooks_of<preload_rwlock, S>>{});
+    return f(
+        rw_ops<typename rw_lock_of<decltype(kind)::value, S>::type, hooks_of<preload_rwlock, S>>{caller});
   });
 }
 
