@@ -155,7 +155,7 @@ bool glibc_mutex(pthread_mutex_t* m) noexcept;
 // interposed call's return address, which the profile keeps for a wait's site, goes with the ops
 // (mutex_ops, rw_ops) to where the call waits (lock_from, note_wait_site): stored in a
 // thread-local by every call in the profile mode, it cost a program of nothing but uncontended
-// calls about 3% (bench/results/profile-caller-zen5).
+// calls 1-2% (bench/results/profile-counts-zen5).
 //
 // The statistics' call is counted (tl_state.inside) throughout; the profile's only where it may
 // take a lock or record (profile_lock's waits, profile_hooks' sample, the flush after a release:

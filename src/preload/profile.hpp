@@ -63,7 +63,7 @@ extern __thread thread_state tl_state __attribute__((tls_model("initial-exec")))
 // one), which profile_acquired, called for that acquisition at once, gives back
 // (profile_sample_drawn). A
 // countdown is at most 2^31 - 1 (kSampleDue clear), so nothing else carries between the halves.
-// Kept apart, the two counts cost a program of nothing but uncontended calls about 2% more
+// Kept apart, the two counts cost a program of nothing but uncontended calls 1-3% more
 // (bench/results/profile-counts-zen5).
 constexpr std::uint64_t kSampleDue = std::uint64_t{1} << 31;
 constexpr std::uint64_t kHeldOne = std::uint64_t{1} << 32;

@@ -462,3 +462,44 @@ TEST(InterleavedOrder, SeedZeroAlternatesAndASeedShufflesEachLaterRound) {
   EXPECT_TRUE(shuffled);
   EXPECT_EQ(rt::interleaved_order(4, 50, 7), o);  // the seed fixes it
 }
+
+// --tune's choice (choose_paired) on the rounds it measured on the 2-vCPU Zen 5 guest
+// (bench/results/tune-zen5/tune.json, Questions per second): 1 is the only candidate beyond the
+// noise above the current 4, and 0 cannot be told from 1 (1 above 0 in 7 of 12 rounds), so 0 is
+// kept: the same throughput for less spinning. That run's sweep put 0 best and 1 at 0.928 of it.
+TEST(ChoosePaired, TheSmallestDelayNotToldApartFromTheBestIsKept) {
+  const std::vector<std::vector<double>> rates = {
+      {18780, 19828, 18296, 18471, 18471, 18139, 15786, 16185, 17243, 12940, 13339, 13842},   // 4, current
+      {18626, 20008, 19954, 18960, 17907, 19636, 18936, 17682, 13384, 13109, 12893, 13590},   // 2
+      {20283, 19417, 20525, 18951, 18369, 19418, 16206, 17792, 13350, 13573, 13284, 13423},   // 0
+      {20477, 20253, 20341, 19266, 20037, 19257, 19973, 17414, 13478, 13271, 13839, 13047}};  // 1
+  const rt::paired_choice c = rt::choose_paired(rates, {4, 2, 0, 1});
+  EXPECT_EQ(c.best, 3);
+  EXPECT_EQ(c.chosen, 2);
+  EXPECT_EQ(c.chosen_vs_best.verdict, rt::difference::within_noise);
+  EXPECT_LT(c.chosen_vs_best.lo, 1.0);
+  EXPECT_GT(c.chosen_vs_best.hi, 1.0);
+  // Given the same costs, the best itself.
+  EXPECT_EQ(rt::choose_paired(rates, {0, 0, 0, 0}).chosen, 3);
+}
+
+// A cheaper setting below the best beyond the noise is not kept; nor is the current one, even at
+// the least cost; and with none beyond the noise above the current one, nothing is chosen.
+TEST(ChoosePaired, OnlyWhatTheRoundsCannotTellFromTheBest) {
+  const std::vector<double> current = {100, 101, 99, 100, 102, 98, 100, 101};
+  const std::vector<double> best = {110, 111, 109, 110, 112, 108, 110, 111};
+  const std::vector<double> lower = {104, 105, 103, 104, 106, 102, 104, 105};  // above current, below best
+  rt::paired_choice c = rt::choose_paired({current, best, lower}, {5, 3, 0});
+  EXPECT_EQ(c.best, 1);
+  EXPECT_EQ(c.chosen, 1);
+  c = rt::choose_paired({current, best}, {0, 3});
+  EXPECT_EQ(c.chosen, 1) << "the current setting is never kept over a best";
+  const std::vector<double> same = {101, 100, 100, 99, 101, 99, 102, 100};  // within noise of current
+  c = rt::choose_paired({current, same, lower}, {5, 0, 3});
+  EXPECT_EQ(c.best, 2);
+  EXPECT_EQ(c.chosen, 2) << "within the current's noise is not within the best's";
+  c = rt::choose_paired({current, same}, {5, 0});
+  EXPECT_EQ(c.best, -1);
+  EXPECT_EQ(c.chosen, -1);
+  EXPECT_EQ(rt::choose_paired({current, best}, {1}).chosen, -1) << "a cost for each setting";
+}

@@ -6,7 +6,9 @@
 // the server's own throughput counter in each, and judges each candidate against the current
 // value round by round with the project's statistics (spinwise/runtime/uncertainty.hpp: the
 // median's interval; compare_paired, the median of the per-round ratios to the current value and
-// its sign-test interval, so the load's swing between rounds cancels). The original value is put
+// its sign-test interval, so the load's swing between rounds cancels). It keeps the highest beyond
+// the noise above the current value, or the smallest delay the rounds cannot tell from that one
+// (choose_paired: the same throughput for less time spinning). The original value is put
 // back on every way out (an error, a lost connection, SIGINT, SIGTERM, a workload that moves too
 // much, the time limit), and at the end unless --apply.
 #include <algorithm>
@@ -194,6 +196,8 @@ class tuner {
   std::vector<candidate> cands_;
   innodb_waits waits_before_, waits_after_;
   int winner_ = -1;  // index into cands_; -1: keep the current value
+  int best_ = -1;    // the highest beyond the noise above the current value (the winner or dearer)
+  rt::ratio_interval winner_vs_best_;  // where the winner is not the best
   std::size_t rounds_done_ = 0;
 };
 
@@ -354,11 +358,18 @@ int tuner::run() {
         c.mi = rt::median_ci(c.rates);
         c.vs = rt::compare_paired(cands_[0].rates, c.rates);  // the rates are in round order
       }
-      for (std::size_t i = 1; i < cands_.size(); ++i) {
-        if (cands_[i].vs.verdict == rt::difference::higher &&
-            (winner_ < 0 || cands_[i].vs.ratio > cands_[static_cast<std::size_t>(winner_)].vs.ratio))
-          winner_ = static_cast<int>(i);
+      // The best beyond the noise above the current value; then the smallest delay the rounds
+      // cannot tell from it: the same throughput for less time spinning (rt::choose_paired).
+      std::vector<std::vector<double>> rates;
+      std::vector<double> cost;
+      for (const candidate& c : cands_) {
+        rates.push_back(c.rates);
+        cost.push_back(c.value);
       }
+      const rt::paired_choice choice = rt::choose_paired(rates, cost);
+      best_ = choice.best;
+      winner_ = choice.chosen;
+      winner_vs_best_ = choice.chosen_vs_best;
     }
   }
   const bool done = stop_ == stop_reason::none;
@@ -396,11 +407,19 @@ std::string tuner::verdict_text() const {
            " rounds cannot tell: " + std::to_string(rt::kMinPairsForVerdict) + " a candidate are needed)";
     return s;
   }
+  const auto over = [](const rt::ratio_interval& vs) {
+    return fmt("%+.1f%%", (vs.ratio - 1) * 100) + " (" + fmt("%.0f%%", vs.confidence * 100) + " interval " +
+           fmt("%+.1f%%", (vs.lo - 1) * 100) + " .. " + fmt("%+.1f%%", (vs.hi - 1) * 100) + ")";
+  };
   const candidate& w = cands_[static_cast<std::size_t>(winner_)];
-  return std::string(kVariable) + " = " + std::to_string(w.value) + ": " +
-         fmt("%+.1f%%", (w.vs.ratio - 1) * 100) + " over the current " + std::to_string(cur.value) + " (" +
-         fmt("%.0f%%", w.vs.confidence * 100) + " interval " + fmt("%+.1f%%", (w.vs.lo - 1) * 100) + " .. " +
-         fmt("%+.1f%%", (w.vs.hi - 1) * 100) + ", " + std::to_string(rounds_done_) + " rounds a candidate)";
+  const candidate& b = cands_[static_cast<std::size_t>(best_)];
+  const std::string rounds = std::to_string(rounds_done_) + " rounds a candidate";
+  if (winner_ == best_)
+    return std::string(kVariable) + " = " + std::to_string(w.value) + ": " + over(w.vs) +
+           " over the current " + std::to_string(cur.value) + ", " + rounds;
+  return std::string(kVariable) + " = " + std::to_string(w.value) + ": " + over(winner_vs_best_) +
+         " against " + std::to_string(b.value) + ", which is " + over(b.vs) + " over the current " +
+         std::to_string(cur.value) + ": not told apart from it, and it spins less (" + rounds + ")";
 }
 
 void tuner::print_text() const {
@@ -471,7 +490,16 @@ void tuner::print_json() const {
   }
   const bool done = stop_ == stop_reason::none;
   const unsigned best = winner_ < 0 ? original_ : cands_[static_cast<std::size_t>(winner_)].value;
-  d["verdict"] = done ? json({{"value", best}, {"change", winner_ >= 0}, {"text", verdict_text()}}) : json();
+  json verdict = {{"value", best}, {"change", winner_ >= 0}, {"text", verdict_text()}};
+  if (winner_ >= 0 && best_ != winner_) {
+    // The highest above the current value, which the rounds do not tell from the smaller delay kept.
+    verdict["best"] = cands_[static_cast<std::size_t>(best_)].value;
+    verdict["vs_best"] = {{"ratio", winner_vs_best_.ratio},
+                          {"lo", winner_vs_best_.lo},
+                          {"hi", winner_vs_best_.hi},
+                          {"verdict", str(rt::to_string(winner_vs_best_.verdict))}};
+  }
+  d["verdict"] = done ? verdict : json();
   d["my_cnf"] = done ? json(std::string(kVariable) + " = " + std::to_string(best)) : json();
   d["set_global"] =
       done ? json("SET GLOBAL " + std::string(kVariable) + " = " + std::to_string(best) + ";") : json();

@@ -104,6 +104,22 @@ ratio_interval compare_paired(const std::vector<double>& a, const std::vector<do
 // The fewest rounds whose ratios' min..max covers 95%: 1 - 2 / 2^6 = 96.9% (five: 93.75%).
 inline constexpr std::size_t kMinPairsForVerdict = 6;
 
+// A tuning's choice among settings measured in the same rounds: rates[i][r] is setting i's rate
+// in round r, rates[0] the current setting's. `best`: the setting beyond the noise above the
+// current one (compare_paired) with the highest median ratio; -1 (keep the current) when none is.
+// `chosen`: of the settings the rounds cannot tell from the best (compare_paired against it:
+// within noise), the one of least cost (cost[i]; on equal cost the best); the best when none is
+// cheaper. The same throughput for less of what the cost counts: for innodb_spin_wait_delay the
+// delay, the time spent spinning (spinwise-calibrate --tune). The current setting is never
+// chosen over a best (that best is beyond the noise above it).
+struct paired_choice {
+  int best = -1;
+  int chosen = -1;
+  ratio_interval chosen_vs_best;  // rates[chosen] against rates[best] (chosen != best)
+};
+paired_choice choose_paired(const std::vector<std::vector<double>>& rates, const std::vector<double>& cost,
+                            double confidence = kDefaultConfidence);
+
 // One cell of a geometric mean of ratios: B against A, as compare_medians takes them.
 struct paired_samples {
   std::vector<double> a, b;

@@ -153,6 +153,31 @@ ratio_interval compare_paired(const std::vector<double>& a, const std::vector<do
   return r;
 }
 
+paired_choice choose_paired(const std::vector<std::vector<double>>& rates, const std::vector<double>& cost,
+                            double confidence) {
+  paired_choice c;
+  if (rates.empty() || cost.size() != rates.size()) return c;
+  double best_ratio = 0;
+  for (std::size_t i = 1; i < rates.size(); ++i) {
+    const ratio_interval vs = compare_paired(rates[0], rates[i], confidence);
+    if (vs.verdict == difference::higher && (c.best < 0 || vs.ratio > best_ratio)) {
+      c.best = static_cast<int>(i);
+      best_ratio = vs.ratio;
+    }
+  }
+  c.chosen = c.best;
+  if (c.best < 0) return c;
+  const std::vector<double>& best = rates[static_cast<std::size_t>(c.best)];
+  for (std::size_t i = 1; i < rates.size(); ++i) {
+    if (!(cost[i] < cost[static_cast<std::size_t>(c.chosen)])) continue;
+    const ratio_interval vs = compare_paired(best, rates[i], confidence);
+    if (vs.verdict != difference::within_noise) continue;
+    c.chosen = static_cast<int>(i);
+    c.chosen_vs_best = vs;
+  }
+  return c;
+}
+
 geomean_interval geomean_ratio(const std::vector<paired_samples>& cells_in, double confidence,
                                std::uint64_t seed, std::size_t resamples) {
   geomean_interval g;
