@@ -61,8 +61,8 @@ questions() { sql "SHOW GLOBAL STATUS LIKE 'Questions'" | cut -f2; }
 load_pid=""
 trap '[ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null; wait 2>/dev/null' EXIT
 # The load outlives both parts, which end it (the trap above): each point also takes its settling
-# second and its queries, which a loaded machine makes slow. Three times the plan: with twice (2 s
-# a point and a round allowed, and 5 minutes more) the load ended in --tune's 9th round on the
+# second and its queries, which a loaded machine makes slow. Three times the plan: with the plan
+# alone (2 s a point and a round allowed, and 5 minutes more) the load ended in --tune's 9th round on the
 # 2-vCPU Zen 5 guest (26 minutes in, for 24 planned), which --tune rightly took for a stopped
 # workload.
 total=$((3 * (passes * 9 * (seconds + 3) + ${rounds:-12} * 6 * (round_s + 3) + 300)))
