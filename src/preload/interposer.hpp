@@ -294,7 +294,6 @@ class profile_lock {
 
  public:
   using policy = typename Off::policy;
-  using off_type = Off;
 
   profile_lock() noexcept { new (bytes_) Off; }
   profile_lock(const profile_lock&) = delete;

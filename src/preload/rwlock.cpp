@@ -79,13 +79,13 @@ std::atomic<std::uint64_t>& rw_word_in(pthread_rwlock_t* rw) noexcept {
 }
 // The lock itself: the profile mode's profile_lock (interposer.hpp) seen with no statistics, so
 // that the check below counts nothing.
-template <class L, class = void>
+template <class L>
 struct plain_lock {
   using type = L;
 };
-template <class L>
-struct plain_lock<L, std::void_t<typename L::off_type>> {
-  using type = typename L::off_type;
+template <class Off, class Waits, class Hooks>
+struct plain_lock<profile_lock<Off, Waits, Hooks>> {
+  using type = Off;
 };
 template <class L>
 bool rw_word_ok() noexcept {
