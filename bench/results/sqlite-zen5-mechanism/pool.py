@@ -19,6 +19,6 @@ def show(num,den):
     vol=sorted(by[k2][num]['vol']/by[k2][den]['vol'] for k2 in ks)
     print(f"| {num}/{den} | {n} | {st.median(rat):.3f} [{rat[k-1]:.3f}-{rat[n-k]:.3f}] | {st.median(cpu):.3f} [{cpu[k-1]:.3f}-{cpu[n-k]:.3f}] | {st.median(vol):.3f} [{vol[k-1]:.3f}-{vol[n-k]:.3f}] |")
 print("| ratio | pairs | ops/s | CPU per op | voluntary switches per op |\n|---|---|---|---|---|")
-for lab in ('hybrid','bare','nostats','always','take2','retry','nocount','marked','early'):
+for lab in ('hybrid','bare','nostats','always','take2','retry','nocount','marked','early','earlyns'):
     if any(lab in v for v in by.values()): show(lab,'sqlite')
 show('hybrid','bare')
