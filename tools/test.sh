@@ -124,8 +124,9 @@ stage_release() {
 # halves ASan's compile time against -O1 (one typed lock suite: 31 s -> 16 s; the whole asan build
 # 310 s -> 194 s, tests 50 s -> 48 s, 2-vCPU Zen 4 guest, 2026-12-06) and keeps every check.
 # These stages and the aarch64 one also build in unity mode (CMAKE_UNITY_BUILD: each target's
-# sources compiled as one, ~11% less build); the release stage builds each source alone, as a
-# user's build does, so a source that compiles only beside its neighbours still fails there.
+# sources compiled as one, ~11% less build); the release stage builds each source of the
+# libraries and tools alone, as a user's build does, so a source that compiles only beside its
+# neighbours still fails there (the test programs of several sources are unity builds everywhere).
 # They and the aarch64 stage run the typed lock suites on each lock's default policy only
 # (SPINWISE_TEST_POLICY_VARIANTS, tests/locks/CMakeLists.txt); the release stage on every variant.
 san_build=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON
