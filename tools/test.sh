@@ -100,7 +100,15 @@ stage_format() {
     sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done)
   # One clang-format process for all files (--dry-run names each violation as FILE:LINE:COL: error):
   # a process a file took 37 s of the stage for 305 files, one for all 2 s (2-vCPU Zen 5 guest).
-  mapfile -t bad < <(printf '%s\0' "${files[@]}" | xargs -0 -r clang-format --style=file --dry-run 2>&1 |
+  # clang-format exits 0 with violations under --dry-run; non-zero is its own failure (a file it
+  # cannot read, a bad .clang-format), which fails the stage with what it said.
+  local out
+  if ! out=$(printf '%s\0' "${files[@]}" | xargs -0 -r clang-format --style=file --dry-run 2>&1); then
+    echo "format: clang-format failed:"
+    echo "$out" | grep -v 'code should be clang-formatted' | head -n 20
+    return 1
+  fi
+  mapfile -t bad < <(echo "$out" |
     sed -n 's/^\(.*\):[0-9]*:[0-9]*: \(error\|warning\): code should be clang-formatted.*/\1/p' | sort -u)
   for f in "${bad[@]}"; do
     echo "--- $f is not clang-formatted:"
@@ -205,9 +213,10 @@ stage_aarch64() {
 # -fsanitize=fuzzer-no-link,address for coverage, the target with -fsanitize=fuzzer,address. It runs
 # one fuzzing process per CPU (libFuzzer's -jobs, sharing one corpus) for SPINWISE_FUZZ_SECONDS
 # (28) from the seed corpus plus what earlier runs found: the 55 fuzzing CPU-seconds the stage once
-# spent on one CPU while the other idled. A crash or a leak in either fails the stage and leaves the
-# input under <build>/fuzz/artifacts/; each process's log is <build>/fuzz/fuzz-N.log. The build is in unity mode,
-# as the sanitized stages' (49 s -> 40 s alone on the 2-vCPU Zen 4 guest).
+# spent on one CPU while the other idled. A crash or a leak in any process fails the stage and
+# leaves the input under <build>/fuzz/artifacts/; each process's log is <build>/fuzz/fuzz-N.log.
+# The build is in unity mode, as the sanitized stages' (49 s -> 40 s alone on the 2-vCPU Zen 4
+# guest).
 stage_fuzz() {
   local dir=$broot/fuzz log="$root/$broot/fuzz.log"
   mkdir -p "$root/$dir"
@@ -221,7 +230,7 @@ stage_fuzz() {
   mkdir -p "$root/$dir/corpus" "$root/$dir/artifacts"
   echo "--- fuzzing load_profile for ${SPINWISE_FUZZ_SECONDS:-28} s in $jobs processes"
   rm -f "$root/$dir"/fuzz-[0-9]*.log
-  # -jobs: the parent fails when any job did (its exit status is each job's, or'ed).
+  # -jobs: the parent exits non-zero when any job did.
   (cd "$root/$dir" && ASAN_OPTIONS=detect_leaks=1 ./tests/fuzz/spinwise_profile_fuzz \
      -max_total_time="${SPINWISE_FUZZ_SECONDS:-28}" -jobs="$jobs" -workers="$jobs" -timeout=10 -rss_limit_mb=2048 \
      -print_final_stats=1 -artifact_prefix="$root/$dir/artifacts/" -dict="$root/tests/fuzz/profile.dict" \

@@ -1,8 +1,8 @@
 // libFuzzer target for the profile loader: no input may crash it, and a rejected input must
 // change nothing (the all-or-nothing promise of spinwise::load_profile).
 //
-// Built with clang++ -fsanitize=fuzzer,address by `tools/test.sh fuzz`, which runs it for about a
-// minute from corpus/ with profile.dict. Every other build links replay_main.cpp instead and runs
+// Built with clang++ -fsanitize=fuzzer,address by `tools/test.sh fuzz`, which runs it from corpus/
+// with profile.dict, one process per CPU for 28 s. Every other build links replay_main.cpp instead and runs
 // the same entry point over corpus/ as an ordinary test.
 #include <cstddef>
 #include <cstdint>
