@@ -204,9 +204,9 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const time
     cond_leave(s);
     return rc;  // not the owner (an error-checking mutex): EPERM, as glibc
   }
-  // The records this thread keeps (profile.hpp) are made here, where it is about to sleep and
-  // holds no lock: the time costs no other thread, as it does on a release's way back.
-  if (profile) profile_flush_if_free();
+  // The records this thread keeps (profile.hpp) are made here, where it is about to sleep: the
+  // time costs no other thread, as it may on a release's way back.
+  if (profile) profile_flush_kept();
   // A deadline before the epoch has passed; the futex would refuse it (EINVAL), glibc times out.
   int result = at != nullptr && at->tv_sec < 0 ? ETIMEDOUT : 0;
   {

@@ -276,8 +276,8 @@ void give_back(share_slot& slot) noexcept {
 
 // At a thread's exit: its share is free for the next thread, slots and figures as they are (each
 // slot names its entry, so its figures count there still, and the next owner adds to them).
-// The records a thread kept for want of releasing its last profiled lock are made first (the
-// statistics' part into their class's overflow block: the thread's shards went at its exit).
+// The records the thread still keeps are made first (the statistics' part into their class's
+// overflow block: the thread's shards went at its exit).
 void release_share(void* p) noexcept {
   if (tl_state.pending != 0) profile_flush();
   tl_share = no_share();  // a later key destructor's lock calls record into the entries
@@ -476,14 +476,13 @@ bool site_known(const void* object, const void* caller) noexcept {
   return true;  // every kept site taken: this one counts with the rest, unwinding nothing
 }
 
-// Keeps p while this thread holds a profiled lock, else makes it now; a full list is made first.
-// A lock's wait comes with its lock just taken (on_contended, before on_acquire counts it), so it
-// is kept unless its site is new (site_known). Only a thread with a share keeps records: its share's key
-// destructor makes them if the thread exits holding a lock (release_share); one without (past kShares
+// Keeps p for a batch (profile.hpp's kPending), a full list made first. A lock's wait comes with
+// its lock just taken (on_contended), so it is kept unless its site is new (site_known); a wake-up
+// mostly with the condition's mutex held. Only a thread with a share keeps records: its share's
+// key destructor makes what it keeps at its exit (release_share); one without (past kShares
 // threads, or no key) makes each at once.
 void keep_or_make(const pending_record& p) noexcept {
-  const int held = held_locks() + (p.counted != nullptr ? 1 : 0);
-  if (held <= 0 || (p.counted != nullptr && !site_known(p.object, p.caller)) ||
+  if ((p.counted != nullptr && !site_known(p.object, p.caller)) ||
       (tl_share == nullptr ? claim_share() : tl_share) == no_share()) {
     make(p);
     return;
@@ -511,7 +510,6 @@ void profile_flush() noexcept {
     std::memcpy(&p, tl_share->kept + i * kKeptBytes, sizeof p);
     make(p);
   }
-  if (held_locks() < 0) tl_state.counts &= kHeldOne - 1;  // none held; the countdown stays
   --tl_state.inside;
 }
 

@@ -16,13 +16,12 @@
 //
 // Everything here that records runs inside a counted call (tl_state.inside), so a signal
 // handler's lock calls on the same thread while it records are plain calls (as for the
-// statistics): nothing recurses. Only the counts of an acquisition that neither waits nor is
-// sampled (tl_state.counts) and the release of a timed hold (a look at tl_state.held, and two
-// atomic adds to its lock's entry, no lock) run outside one: a handler's calls between such a
-// count's load and store may be lost from an estimate or from the held count (a batch of records
-// is then made later: at a condition wait, a full list, the thread's exit), and one between a
-// wait's tl_state.caller and the wait may lend the wait its own call site, no more. No
-// allocation: the table is mapped once, at the first call.
+// statistics): nothing recurses. Only the countdown of an acquisition that neither waits nor is
+// sampled (tl_state.to_go) and the release of a timed hold (a look at tl_state.held, and two
+// atomic adds to its lock's entry, no lock) run outside one: a handler's calls between the
+// countdown's load and store may be lost from an estimate, and one between a wait's
+// tl_state.caller and the wait may lend the wait its own call site, no more. No allocation: the
+// table is mapped once, at the first call.
 
 #include <atomic>
 #include <cstddef>
@@ -39,9 +38,8 @@ struct thread_state {
   // Inside one of the interposed calls that counts (interposer.hpp's on_kind, counted_call): a lock
   // the statistics or the profile take themselves then runs without them, no recursion.
   int inside;
-  // The held profiled locks and the countdown to the next sample, in one word so that an
-  // acquisition changes both with one add (the counts below).
-  std::uint64_t counts;
+  // The acquisitions to go before the next sampled one (profile_count_acquired below).
+  std::uint32_t to_go;
   // Records kept for the batches below.
   std::uint8_t pending;
   // The return address of the interposed call whose wait this thread makes (set in the profile
@@ -54,25 +52,14 @@ struct thread_state {
 };
 extern __thread thread_state tl_state __attribute__((tls_model("initial-exec")));
 
-// tl_state.counts: in the high 32 bits the profiled locks this thread holds (signed: acquisitions
-// less releases in the profile mode; below zero where a lock taken inside a counted call,
-// uncounted, was released outside one), in the low 32 the acquisitions to go before the next
-// sampled one. An acquisition adds kHeldOne - 1 (one lock more held, one acquisition fewer to
-// go), a release takes kHeldOne off. The countdown's step from 0, the sampled acquisition, borrows
-// from the held count (the low half reads 2^32 - 1, kSampleDue set, and the high half missed its
-// one), which profile_acquired, called for that acquisition at once, gives back
-// (profile_sample_drawn). A
-// countdown is at most 2^31 - 1 (kSampleDue clear), so nothing else carries between the halves.
-// Kept apart, the two counts cost a program of nothing but uncontended calls 1-3% more
-// (bench/results/profile-counts-zen5).
-constexpr std::uint64_t kSampleDue = std::uint64_t{1} << 31;
-constexpr std::uint64_t kHeldOne = std::uint64_t{1} << 32;
-inline int held_locks() noexcept {
-  return static_cast<int>(static_cast<std::int64_t>(tl_state.counts) >> 32);
-}
-inline bool holds_no_lock(std::uint64_t counts) noexcept {
-  return static_cast<std::int64_t>(counts) < static_cast<std::int64_t>(kHeldOne);
-}
+// tl_state.to_go: an acquisition takes one off and is the sampled one when that steps it from 0
+// (bit 31 set after the step: a countdown is at most 2^31 - 1); profile_acquired, called for that
+// acquisition at once, draws the next (profile_sample_drawn). Nothing else is counted on a call
+// that neither waits nor is sampled: a count of the profiled locks a thread holds (one more add on
+// every release, so that a batch of records below is made only where the thread holds none) cost
+// a program of nothing but uncontended calls 3% of its throughput (bench/results/
+// profile-countdown-zen5).
+constexpr std::uint32_t kSampleDue = std::uint32_t{1} << 31;
 
 // About one acquisition in this many of a thread's is looked up in the table: counted for this
 // many (the lock's acquisitions are an estimate), and its hold timed if no other is. The interval
@@ -89,9 +76,11 @@ constexpr std::uint32_t kSampleEvery = 16;
 // time, about a tenth (bench/results/profile-batches-zen4); made where the thread is about to
 // sleep in a condition wait, and on a release's way back only from 12 on, none measurable
 // (bench/results/profile-cond-flush-zen4). So a thread keeps up to kPending records and makes them
-// in a condition wait before it sleeps (holding no other lock), right after the release of its
-// last profiled lock once it holds kFlushAt or more (profile_count_released), at its exit, at the
-// report at exit, and where a record more would not fit.
+// in a condition wait before it sleeps, right after a release once it keeps kFlushAt or more
+// (profile_count_released), at its exit, at the report at exit, and where a record more would not
+// fit. A thread that holds other locks there (a lock taken inside another) makes them with those
+// held: one hold in kFlushAt waits or so lengthened by a batch, where knowing would cost a count on
+// every call (tl_state.to_go above).
 // Figures the same, made later: up to kPending of a thread still running at exit are not in the
 // report. A wait at a site new to its lock is recorded at once (its callers are unwound from its
 // lock call).
@@ -104,9 +93,9 @@ using class_wait_hook = void (*)(const wait_record&, lock_mode) noexcept;
 void profile_contended(const void* object, object_kind kind, const void* caller, const wait_record& r,
                        lock_mode m, class_wait_hook counted) noexcept;
 void profile_flush() noexcept;  // this thread's deferred records, now
-// Makes them if it keeps any and holds no profiled lock: in a condition wait before the sleep.
-inline void profile_flush_if_free() noexcept {
-  if (tl_state.pending != 0 && holds_no_lock(tl_state.counts)) profile_flush();
+// Makes them if it keeps any: in a condition wait before the sleep.
+inline void profile_flush_kept() noexcept {
+  if (tl_state.pending != 0) profile_flush();
 }
 // A sampled acquisition (profile_count_acquired true): counted for kSampleEvery on object's entry,
 // its hold timed if none is, and the next interval drawn. False for a thread's first acquisition
@@ -126,23 +115,19 @@ void profile_warm_unwinder() noexcept;
 void write_profile_at_exit() noexcept;
 void profile_fork_child() noexcept;
 
-// Every acquisition in the profile mode, once the lock is held: the profiled locks it holds (for
-// the batches above), and one in a thread's interval counted (profile_acquired).
+// Every acquisition in the profile mode, once the lock is held: one in a thread's interval is
+// counted (profile_acquired).
 SPINWISE_ALWAYS_INLINE bool profile_count_acquired() noexcept {
-  return SPINWISE_UNLIKELY(((tl_state.counts += kHeldOne - 1) & kSampleDue) != 0);
+  return SPINWISE_UNLIKELY((--tl_state.to_go & kSampleDue) != 0);
 }
-// The sampled acquisition's countdown step from 0 borrowed one from the held count
-// (profile_count_acquired): given back, with the next countdown, `to_go` acquisitions before the
-// sampled one (profile_acquired, for the acquisition profile_count_acquired said is sampled).
-inline void profile_sample_drawn(std::uint32_t to_go) noexcept {
-  tl_state.counts = ((tl_state.counts + 1) & ~(kHeldOne - 1)) | to_go;
-}
+// The next countdown, `to_go` acquisitions before the sampled one (profile_acquired, for the
+// acquisition profile_count_acquired said is sampled).
+inline void profile_sample_drawn(std::uint32_t to_go) noexcept { tl_state.to_go = to_go; }
 // Every release in the profile mode, once the lock is free: the hold's timing if it was timed, and
-// the batch of kept records once it keeps kFlushAt and holds no profiled lock.
+// the batch of kept records once it keeps kFlushAt.
 SPINWISE_ALWAYS_INLINE void profile_count_released(const void* object) noexcept {
   if (SPINWISE_UNLIKELY(tl_state.held == object)) profile_released(object);
-  if (holds_no_lock(tl_state.counts -= kHeldOne) && SPINWISE_UNLIKELY(tl_state.pending >= kFlushAt))
-    profile_flush();
+  if (SPINWISE_UNLIKELY(tl_state.pending >= kFlushAt)) profile_flush();
 }
 
 // The profile mode's policy of a lock's waits: the class's statistics as ever (class_stats, every

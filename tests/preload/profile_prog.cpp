@@ -196,9 +196,9 @@ struct forced_waits {
   std::atomic<pid_t> tid{0};
 };
 
-// A thread's waits are recorded in batches once it holds no profiled lock
-// (src/preload/profile.hpp, kPending): a thread holding `outer` waits 20 times on `inner` (more
-// than the 16 records a thread keeps), then lets both go; another waits on `left` and exits holding it.
+// A thread's waits are recorded in batches (src/preload/profile.hpp, kPending): a thread holding
+// `outer` waits 20 times on `inner` (more than the 16 records a thread keeps: batches made at
+// inner's releases, outer held), then lets both go; another waits on `left` and exits holding it.
 int kept() {
   static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER,
                          left = PTHREAD_MUTEX_INITIALIZER;
