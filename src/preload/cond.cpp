@@ -204,8 +204,8 @@ int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const time
     cond_leave(s);
     return rc;  // not the owner (an error-checking mutex): EPERM, as glibc
   }
-  // The records this thread keeps (profile.hpp) are made here, where it is about to sleep: the
-  // time costs no other thread, as it may on a release's way back.
+  // The records this thread keeps (profile.hpp) are made here, where it is about to sleep and has
+  // let the mutex go: the time costs its other threads nothing, unless it holds another lock too.
   if (profile) profile_flush_kept();
   // A deadline before the epoch has passed; the futex would refuse it (EINVAL), glibc times out.
   int result = at != nullptr && at->tv_sec < 0 ? ETIMEDOUT : 0;

@@ -251,8 +251,8 @@ std::string profile_json(const stats_snapshot& snap) {
 }  // namespace
 
 void write_profile_at_exit() noexcept {
-  // Records kept by an exit with a profiled lock held, the statistics' part too (their report is
-  // written after this one, also by a forked child that writes no profile).
+  // Records the exiting thread still keeps, the statistics' part too (their report is written
+  // after this one, also by a forked child that writes no profile).
   if (tl_state.pending != 0) profile_flush();
   const char* path = detail::env("SPINWISE_PRELOAD_PROFILE");
   if (path == nullptr || g_table.slots.load(std::memory_order_acquire) == 0) return;

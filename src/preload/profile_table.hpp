@@ -122,7 +122,7 @@ struct alignas(64) share {
   std::atomic<std::uint32_t> owned;  // 1: a thread's (taken at its first record, freed at its exit)
   std::atomic<std::uint32_t> gen;
   share_slot slots[kShareSlots];
-  // Its thread's records kept until their release (profile.hpp's kPending; how many: tl_state.pending).
+  // Its thread's records kept for a batch (profile.hpp's kPending; how many: tl_state.pending).
   // Here, not in a thread-local: the library's static TLS stays small enough to be dlopen'ed.
   alignas(8) unsigned char kept[kPending * kKeptBytes];
 };

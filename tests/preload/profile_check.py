@@ -13,9 +13,10 @@ CHECK:
   fork_signal  signals taking a lock in their handlers, then a fork: the child's own file (%p)
                has its own lock, the parent's has its own and not the child's
   cond         20 broadcasts to 4 waiters: the waits counted, the storm named
-  kept         waits recorded after the release: 20 made while another lock is held (more than a
-               thread keeps) all counted, the wait of a thread that exits holding its lock, and 5
-               of a thread asleep in a condition wait at exit (made before it slept)
+  kept         waits recorded after the release: 20 made while another lock is held (batches
+               made at its releases) all counted, the wait of a thread that exits holding its lock,
+               5 of a thread asleep in a condition wait at exit (made before it slept), and 17 kept
+               with no release between (the list full at the 17th, made first)
   sampled      200000 rounds of a mutex and an rwlock taken in turn on one thread: with the profile
                on, the types' acquisitions (sampled one in about 16) and the mutex's own in the
                table are each within 5% of the 200000 made; 4000 threads of 10 acquisitions each:
@@ -205,7 +206,8 @@ def cond(a):
 
 def kept(a):
     out = os.path.join(a.out, "kept.json")
-    _, m = run_prog(a, "kept", out, r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+) napped (0x[0-9a-f]+)")
+    _, m = run_prog(a, "kept", out,
+                    r"inner (0x[0-9a-f]+) left (0x[0-9a-f]+) napped (0x[0-9a-f]+) held (0x[0-9a-f]+) (\d+) (\d+)")
     if m is None:
         return
     with open(out) as f:
@@ -217,6 +219,11 @@ def kept(a):
     check(waits.get(napped) == 5,
           f"kept: the lock waited on 5 times by a thread asleep in a condition wait at exit has "
           f"{waits.get(napped)} waits (its kept records are made before it sleeps)")
+    held, n, size = int(m.group(4), 16), int(m.group(5)), int(m.group(6))
+    counts = [waits.get(held + i * size) for i in range(n)]
+    check(counts == [2] * n,
+          f"kept: {n} locks waited on twice by a thread that kept each, its list full at the 17th "
+          f"record, have {counts} waits, not 2 each")
     sums_agree(p, "kept")
 
 

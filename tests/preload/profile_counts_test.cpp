@@ -1,9 +1,10 @@
 // The profile mode's per-thread count (src/preload/profile.hpp, tl_state.to_go): the countdown to
-// the next sampled acquisition, the one thing every acquisition changes, and what a release looks
-// at. Checked here on the header's own functions, with the sample drawn as profile_acquired draws
-// it: the sampled acquisition is the (to_go + 1)-th after each draw, a batch of kept records is
-// made at the first release once kFlushAt are kept (another lock held or not) and in a condition
-// wait whenever any are, and only the timed hold's release is timed.
+// the next sampled acquisition, the one thing every acquisition changes, and the two looks of a
+// release (the timed hold, the kept records). Checked here on the header's own functions, with
+// the sample drawn as profile_acquired draws it: the sampled acquisition is the (to_go + 1)-th
+// after each draw, a batch of kept records is made at the first release once kFlushAt are kept
+// (another lock held or not) and in a condition wait whenever any are, and only the timed hold's
+// release is timed.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -196,6 +196,10 @@ struct forced_waits {
   std::atomic<pid_t> tid{0};
 };
 
+extern "C" __attribute__((noinline)) void held_wait(void* m) {
+  pthread_mutex_lock(static_cast<pthread_mutex_t*>(m));
+}
+
 // A thread's waits are recorded in batches (src/preload/profile.hpp, kPending): a thread holding
 // `outer` waits 20 times on `inner` (more than the 16 records a thread keeps: batches made at
 // inner's releases, outer held), then lets both go; another waits on `left` and exits holding it.
@@ -230,8 +234,38 @@ int kept() {
   pthread_mutex_lock(&m);            // free once the thread is inside its condition wait
   wait_until_asleep(nap_waits.tid);  // and asleep there, its records made before
   s.detach();
-  std::printf("inner %p left %p napped %p\n", static_cast<void*>(&inner), static_cast<void*>(&left),
-              static_cast<void*>(&napped));
+
+  // A thread waits once on each of kHeldLocks locks, keeping every one it takes (no release between
+  // its waits), twice over: the first round's waits are at sites new to their locks (made at
+  // once), the second's are kept, and the 17th finds the thread's list full (kPending, 16): the 16
+  // are made first. Each lock has its 2 waits.
+  constexpr int kHeldLocks = 17;
+  static pthread_mutex_t held[kHeldLocks];
+  for (auto& h : held) pthread_mutex_init(&h, nullptr);
+  std::atomic<int> go{0}, done{0};
+  std::atomic<pid_t> tid{0};
+  std::thread f([&] {
+    tid = gettid();
+    for (int step = 1; step <= 2 * kHeldLocks; ++step) {
+      while (go.load() != step) std::this_thread::yield();
+      held_wait(&held[(step - 1) % kHeldLocks]);
+      if (step % kHeldLocks == 0)
+        for (auto& h : held) pthread_mutex_unlock(&h);
+      done = step;
+    }
+  });
+  for (int step = 1; step <= 2 * kHeldLocks; ++step) {
+    pthread_mutex_t* h = &held[(step - 1) % kHeldLocks];
+    pthread_mutex_lock(h);  // free: the thread let every lock go after its last round
+    go = step;
+    wait_until_asleep(tid);
+    pthread_mutex_unlock(h);
+    while (done.load() != step) std::this_thread::yield();
+  }
+  f.join();
+  std::printf("inner %p left %p napped %p held %p %d %zu\n", static_cast<void*>(&inner),
+              static_cast<void*>(&left), static_cast<void*>(&napped), static_cast<void*>(held), kHeldLocks,
+              sizeof held[0]);
   return 0;
 }
 
