@@ -1,0 +1,213 @@
+// The serialized-SQLite loss of the default kind, reproduced without SQLite (../README.md): THREADS
+// threads each `lock; CS ns of work; unlock; LOCAL ns of work` on one lock for SECONDS; prints the
+// operations per second and the process's voluntary context switches per operation as JSON.
+//   rep ARM THREADS CS_NS LOCAL_NS SECONDS     (STATS=1: the lock class's statistics on stderr)
+// An experiment's program, not a test or a tool of the project.
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "spinwise/hybrid_mutex.hpp"
+#include "spinwise/lock_stats.hpp"
+#include "spinwise/park_behind_sleepers.hpp"
+struct cls {
+  static constexpr std::string_view name = "rep.cls";
+};
+using namespace spinwise;
+struct bare {
+  std::atomic<uint32_t> w{0};
+  static long fx(void* a, int op, uint32_t v) {
+    return syscall(SYS_futex, a, op | FUTEX_PRIVATE_FLAG, v, nullptr, nullptr, 0);
+  }
+  void lock() {
+    uint32_t c = 0;
+    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+    while (w.exchange(2, std::memory_order_acquire) != 0) fx(&w, FUTEX_WAIT, 2);
+  }
+  void unlock() {
+    if (w.exchange(0, std::memory_order_release) == 2) fx(&w, FUTEX_WAKE, 1);
+  }
+};
+
+static inline long fx2(void* a, int op, uint32_t v) {
+  return syscall(SYS_futex, a, op | FUTEX_PRIVATE_FLAG, v, nullptr, nullptr, 0);
+}
+// hybrid's loop, parking at once, no wait core
+struct h1 {
+  std::atomic<uint32_t> w{0};
+  void lock() {
+    uint32_t c = 0;
+    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+    slow();
+  }
+  __attribute__((noinline)) void slow() {
+    uint32_t take = 1;
+    for (;;) {
+      uint32_t c = w.load(std::memory_order_relaxed);
+      if (c == 0) {
+        if (w.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
+        continue;
+      }
+      if (w.exchange(2, std::memory_order_acquire) == 0) break;
+      fx2(&w, FUTEX_WAIT, 2);
+      take = 2;
+    }
+  }
+  void unlock() {
+    if (w.exchange(0, std::memory_order_release) == 2) fx2(&w, FUTEX_WAKE, 1);
+  }
+};
+std::atomic<uint32_t> g_sleepers{0};
+// h1 + a class sleepers count: read at a wait's first step, changed around each futex wait
+struct h3 {
+  std::atomic<uint32_t> w{0};
+  void lock() {
+    uint32_t c = 0;
+    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+    slow();
+  }
+  __attribute__((noinline)) void slow() {
+    uint32_t take = 1;
+    for (;;) {
+      uint32_t c = w.load(std::memory_order_relaxed);
+      if (c == 0) {
+        if (w.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
+        continue;
+      }
+      if (g_sleepers.load(std::memory_order_relaxed) == 12345) continue;
+      if (w.exchange(2, std::memory_order_acquire) == 0) break;
+      g_sleepers.fetch_add(1, std::memory_order_relaxed);
+      fx2(&w, FUTEX_WAIT, 2);
+      g_sleepers.fetch_sub(1, std::memory_order_relaxed);
+      take = 2;
+    }
+  }
+  void unlock() {
+    if (w.exchange(0, std::memory_order_release) == 2) fx2(&w, FUTEX_WAKE, 1);
+  }
+};
+// bare, but first try in the slow path is load+CAS 0->1 (not xchg 2)
+struct h2 {
+  std::atomic<uint32_t> w{0};
+  void lock() {
+    uint32_t c = 0;
+    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+    slow();
+  }
+  __attribute__((noinline)) void slow() {
+    uint32_t c = w.load(std::memory_order_relaxed);
+    if (c == 0 && w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+    while (w.exchange(2, std::memory_order_acquire) != 0) fx2(&w, FUTEX_WAIT, 2);
+  }
+  void unlock() {
+    if (w.exchange(0, std::memory_order_release) == 2) fx2(&w, FUTEX_WAKE, 1);
+  }
+};
+struct pth {
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  void lock() { pthread_mutex_lock(&m); }
+  void unlock() { pthread_mutex_unlock(&m); }
+};
+using hyb = hybrid_mutex_t<park_behind_sleepers<hybrid_mutex::policy, cls>, class_stats<cls>>;
+using hybns = hybrid_mutex_t<park_behind_sleepers<hybrid_mutex::policy, cls>, no_stats>;
+using hybplain = hybrid_mutex_t<hybrid_mutex::policy, no_stats>;
+static double tps;
+static inline void work(uint64_t ticks) {
+  uint64_t t = __rdtsc();
+  while (__rdtsc() - t < ticks) {
+  }
+}
+std::atomic<bool> stop{false}, go{false};
+template <class L>
+double run(int threads, double secs, uint64_t cs, uint64_t local, double* vol) {
+  static L l;
+  std::vector<std::thread> ts;
+  std::vector<uint64_t> ops(threads * 16);
+  for (int i = 0; i < threads; ++i)
+    ts.emplace_back([&, i] {
+      while (!go) std::this_thread::yield();
+      uint64_t n = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        l.lock();
+        work(cs);
+        l.unlock();
+        work(local);
+        ++n;
+      }
+      ops[i * 16] = n;
+    });
+  rusage r0, r1;
+  getrusage(RUSAGE_SELF, &r0);
+  auto t0 = std::chrono::steady_clock::now();
+  go = true;
+  std::this_thread::sleep_for(std::chrono::duration<double>(secs));
+  stop = true;
+  for (auto& t : ts) t.join();
+  double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  getrusage(RUSAGE_SELF, &r1);
+  uint64_t tot = 0;
+  for (int i = 0; i < threads; ++i) tot += ops[i * 16];
+  *vol = double(r1.ru_nvcsw - r0.ru_nvcsw) / tot;
+  return tot / el;
+}
+int main(int argc, char** argv) {
+  std::string k = argv[1];
+  int th = atoi(argv[2]);
+  double cs_ns = atof(argv[3]), loc_ns = atof(argv[4]), secs = atof(argv[5]);
+  auto t0 = __rdtsc();
+  auto c0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  tps = (__rdtsc() - t0) / std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count() / 1e9;
+  uint64_t cs = cs_ns * tps, lo = loc_ns * tps;
+  double vol = 0, ops = 0;
+  if (k == "bare")
+    ops = run<bare>(th, secs, cs, lo, &vol);
+  else if (k == "pth")
+    ops = run<pth>(th, secs, cs, lo, &vol);
+  else if (k == "hyb")
+    ops = run<hyb>(th, secs, cs, lo, &vol);
+  else if (k == "hybns")
+    ops = run<hybns>(th, secs, cs, lo, &vol);
+  else if (k == "h1")
+    ops = run<h1>(th, secs, cs, lo, &vol);
+  else if (k == "h3")
+    ops = run<h3>(th, secs, cs, lo, &vol);
+  else if (k == "hybL0") {
+    auto st = hybrid_mutex::policy::set_spin_loops(0);
+    if (!st.ok()) {
+      fprintf(stderr, "knob refused\n");
+      return 1;
+    }
+    ops = run<hyb>(th, secs, cs, lo, &vol);
+  } else if (k == "hybD0") {
+    auto st = hybrid_mutex::policy::set_spin_wait_delay(0);
+    if (!st.ok()) {
+      fprintf(stderr, "knob refused\n");
+      return 1;
+    }
+    ops = run<hyb>(th, secs, cs, lo, &vol);
+  } else if (k == "h2")
+    ops = run<h2>(th, secs, cs, lo, &vol);
+  else if (k == "hybplain")
+    ops = run<hybplain>(th, secs, cs, lo, &vol);
+  if (getenv("STATS"))
+    spinwise::for_each_stats_class([](auto name, const auto& t) {
+      fprintf(stderr, "%.*s acq %llu cont %llu won %llu rounds %llu yields %llu parks %llu\n",
+              (int)name.size(), name.data(), (unsigned long long)t.acquisitions,
+              (unsigned long long)t.contended, (unsigned long long)t.spin_won, (unsigned long long)t.rounds,
+              (unsigned long long)t.yields, (unsigned long long)t.parks);
+    });
+  printf("{\"kind\":\"%s\",\"ops\":%.0f,\"vol\":%.4f}\n", k.c_str(), ops, vol);
+}
