@@ -26,52 +26,21 @@ struct cls {
   static constexpr std::string_view name = "rep.cls";
 };
 using namespace spinwise;
-struct bare {
-  std::atomic<uint32_t> w{0};
-  static long fx(void* a, int op, uint32_t v) {
-    return syscall(SYS_futex, a, op | FUTEX_PRIVATE_FLAG, v, nullptr, nullptr, 0);
-  }
-  void lock() {
-    uint32_t c = 0;
-    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    while (w.exchange(2, std::memory_order_acquire) != 0) fx(&w, FUTEX_WAIT, 2);
-  }
-  void unlock() {
-    if (w.exchange(0, std::memory_order_release) == 2) fx(&w, FUTEX_WAKE, 1);
-  }
-};
 
-static inline long fx2(void* a, int op, uint32_t v) {
-  return syscall(SYS_futex, a, op | FUTEX_PRIVATE_FLAG, v, nullptr, nullptr, 0);
+long futex(std::atomic<uint32_t>* w, int op, uint32_t v) {
+  return syscall(SYS_futex, w, op | FUTEX_PRIVATE_FLAG, v, nullptr, nullptr, 0);
 }
-// hybrid's loop, parking at once, no wait core
-struct h1 {
-  std::atomic<uint32_t> w{0};
-  void lock() {
-    uint32_t c = 0;
-    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    slow();
-  }
-  __attribute__((noinline)) void slow() {
-    uint32_t take = 1;
-    for (;;) {
-      uint32_t c = w.load(std::memory_order_relaxed);
-      if (c == 0) {
-        if (w.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
-        continue;
-      }
-      if (w.exchange(2, std::memory_order_acquire) == 0) break;
-      fx2(&w, FUTEX_WAIT, 2);
-      take = 2;
-    }
-  }
-  void unlock() {
-    if (w.exchange(0, std::memory_order_release) == 2) fx2(&w, FUTEX_WAKE, 1);
-  }
-};
 std::atomic<uint32_t> g_sleepers{0};
-// h1 + a class sleepers count: read at a wait's first step, changed around each futex wait
-struct h3 {
+
+// The futex locks written out, one protocol (0 free, 1 held, 2 a waiter may sleep) and its waits:
+//   kBare  glibc's: CAS 0 -> 1, else xchg(2) until it returned 0, a futex wait between
+//   kFirst glibc's after one load and CAS 0 -> 1 in the slow path (h2)
+//   kLoop  hybrid_mutex's loop, parking at once: load; free: CAS 0 -> take; else xchg(2), sleep,
+//          take = 2 (h1)
+//   kCount kLoop with a class count of sleepers read at each step and changed around a sleep (h3)
+enum wait_shape { kBare, kFirst, kLoop, kCount };
+template <wait_shape Shape>
+struct futex_lock {
   std::atomic<uint32_t> w{0};
   void lock() {
     uint32_t c = 0;
@@ -79,42 +48,37 @@ struct h3 {
     slow();
   }
   __attribute__((noinline)) void slow() {
-    uint32_t take = 1;
-    for (;;) {
-      uint32_t c = w.load(std::memory_order_relaxed);
-      if (c == 0) {
-        if (w.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
-        continue;
+    if constexpr (Shape == kBare || Shape == kFirst) {
+      if constexpr (Shape == kFirst) {
+        uint32_t c = w.load(std::memory_order_relaxed);
+        if (c == 0 && w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
       }
-      if (g_sleepers.load(std::memory_order_relaxed) == 12345) continue;
-      if (w.exchange(2, std::memory_order_acquire) == 0) break;
-      g_sleepers.fetch_add(1, std::memory_order_relaxed);
-      fx2(&w, FUTEX_WAIT, 2);
-      g_sleepers.fetch_sub(1, std::memory_order_relaxed);
-      take = 2;
+      while (w.exchange(2, std::memory_order_acquire) != 0) futex(&w, FUTEX_WAIT, 2);
+    } else {
+      uint32_t take = 1;
+      for (;;) {
+        uint32_t c = w.load(std::memory_order_relaxed);
+        if (c == 0) {
+          if (w.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
+          continue;
+        }
+        if (Shape == kCount && g_sleepers.load(std::memory_order_relaxed) == 12345) continue;  // a read
+        if (w.exchange(2, std::memory_order_acquire) == 0) break;
+        if (Shape == kCount) g_sleepers.fetch_add(1, std::memory_order_relaxed);
+        futex(&w, FUTEX_WAIT, 2);
+        if (Shape == kCount) g_sleepers.fetch_sub(1, std::memory_order_relaxed);
+        take = 2;
+      }
     }
   }
   void unlock() {
-    if (w.exchange(0, std::memory_order_release) == 2) fx2(&w, FUTEX_WAKE, 1);
+    if (w.exchange(0, std::memory_order_release) == 2) futex(&w, FUTEX_WAKE, 1);
   }
 };
-// bare, but first try in the slow path is load+CAS 0->1 (not xchg 2)
-struct h2 {
-  std::atomic<uint32_t> w{0};
-  void lock() {
-    uint32_t c = 0;
-    if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    slow();
-  }
-  __attribute__((noinline)) void slow() {
-    uint32_t c = w.load(std::memory_order_relaxed);
-    if (c == 0 && w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    while (w.exchange(2, std::memory_order_acquire) != 0) fx2(&w, FUTEX_WAIT, 2);
-  }
-  void unlock() {
-    if (w.exchange(0, std::memory_order_release) == 2) fx2(&w, FUTEX_WAKE, 1);
-  }
-};
+using bare = futex_lock<kBare>;
+using h1 = futex_lock<kLoop>;
+using h2 = futex_lock<kFirst>;
+using h3 = futex_lock<kCount>;
 struct pth {
   pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
   void lock() { pthread_mutex_lock(&m); }
@@ -184,7 +148,12 @@ int main(int argc, char** argv) {
     ops = run<h1>(th, secs, cs, lo, &vol);
   else if (k == "h3")
     ops = run<h3>(th, secs, cs, lo, &vol);
-  else if (k == "hybL0") {
+  else if (k == "hybP") {
+    // A sleeper that never wakes, counted: every wait of the default kind parks at its first step,
+    // through the whole wait core (no rounds, no yield), as h3 does without it.
+    detail::sleepers<park_behind_sleepers<hybrid_mutex::policy, cls>>.fetch_add(1);
+    ops = run<hyb>(th, secs, cs, lo, &vol);
+  } else if (k == "hybL0") {
     auto st = hybrid_mutex::policy::set_spin_loops(0);
     if (!st.ok()) {
       fprintf(stderr, "knob refused\n");
