@@ -38,16 +38,25 @@ std::atomic<uint32_t> g_sleepers{0};
 //   kLoop  hybrid_mutex's loop, parking at once: load; free: CAS 0 -> take; else xchg(2), sleep,
 //          take = 2 (h1)
 //   kCount kLoop with a class count of sleepers read at each step and changed around a sleep (h3)
-enum wait_shape { kBare, kFirst, kLoop, kCount };
+//   kCold  kCount with its slow path `cold` as well as noinline, as SPINWISE_COLD makes the
+//          library's (h3c)
+//   kWaiter   kCount making the default kind's spin waiter at the start and after each sleep (h3w)
+//   kLibFutex kCount sleeping through the library's futex_wait (h3f)
+enum wait_shape { kBare, kFirst, kLoop, kCount, kCold, kWaiter, kLibFutex };
 template <wait_shape Shape>
 struct futex_lock {
   std::atomic<uint32_t> w{0};
   void lock() {
     uint32_t c = 0;
     if (w.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    slow();
+    if constexpr (Shape == kCold)
+      slow_cold();
+    else
+      slow();
   }
-  __attribute__((noinline)) void slow() {
+  __attribute__((cold, noinline)) void slow_cold() { body(); }
+  __attribute__((noinline)) void slow() { body(); }
+  __attribute__((always_inline)) inline void body() {
     if constexpr (Shape == kBare || Shape == kFirst) {
       if constexpr (Shape == kFirst) {
         uint32_t c = w.load(std::memory_order_relaxed);
@@ -56,17 +65,26 @@ struct futex_lock {
       while (w.exchange(2, std::memory_order_acquire) != 0) futex(&w, FUTEX_WAIT, 2);
     } else {
       uint32_t take = 1;
+      [[maybe_unused]] typename hybrid_mutex::policy::waiter wt;
+      if constexpr (Shape == kWaiter) asm volatile("" ::"r"(&wt) : "memory");
       for (;;) {
         uint32_t c = w.load(std::memory_order_relaxed);
         if (c == 0) {
           if (w.compare_exchange_weak(c, take, std::memory_order_acquire, std::memory_order_relaxed)) break;
           continue;
         }
-        if (Shape == kCount && g_sleepers.load(std::memory_order_relaxed) == 12345) continue;  // a read
+        if (Shape >= kCount && g_sleepers.load(std::memory_order_relaxed) == 12345) continue;  // a read
         if (w.exchange(2, std::memory_order_acquire) == 0) break;
-        if (Shape == kCount) g_sleepers.fetch_add(1, std::memory_order_relaxed);
-        futex(&w, FUTEX_WAIT, 2);
-        if (Shape == kCount) g_sleepers.fetch_sub(1, std::memory_order_relaxed);
+        if (Shape >= kCount) g_sleepers.fetch_add(1, std::memory_order_relaxed);
+        if constexpr (Shape == kLibFutex)
+          spinwise::detail::futex_wait(w, 2);
+        else
+          futex(&w, FUTEX_WAIT, 2);
+        if (Shape >= kCount) g_sleepers.fetch_sub(1, std::memory_order_relaxed);
+        if constexpr (Shape == kWaiter) {
+          wt = typename hybrid_mutex::policy::waiter{};
+          asm volatile("" ::"r"(&wt) : "memory");
+        }
         take = 2;
       }
     }
@@ -79,6 +97,9 @@ using bare = futex_lock<kBare>;
 using h1 = futex_lock<kLoop>;
 using h2 = futex_lock<kFirst>;
 using h3 = futex_lock<kCount>;
+using h3c = futex_lock<kCold>;
+using h3w = futex_lock<kWaiter>;
+using h3f = futex_lock<kLibFutex>;
 struct pth {
   pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
   void lock() { pthread_mutex_lock(&m); }
@@ -148,6 +169,12 @@ int main(int argc, char** argv) {
     ops = run<h1>(th, secs, cs, lo, &vol);
   else if (k == "h3")
     ops = run<h3>(th, secs, cs, lo, &vol);
+  else if (k == "h3c")
+    ops = run<h3c>(th, secs, cs, lo, &vol);
+  else if (k == "h3w")
+    ops = run<h3w>(th, secs, cs, lo, &vol);
+  else if (k == "h3f")
+    ops = run<h3f>(th, secs, cs, lo, &vol);
   else if (k == "hybP") {
     // A sleeper that never wakes, counted: every wait of the default kind parks at its first step,
     // through the whole wait core (no rounds, no yield), as h3 does without it.
