@@ -157,47 +157,40 @@ int main(int argc, char** argv) {
   tps = (__rdtsc() - t0) / std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count() / 1e9;
   uint64_t cs = cs_ns * tps, lo = loc_ns * tps;
   double vol = 0, ops = 0;
+  // hybL0 / hybD0: the default kind with spin_loops 0 (no round, one yield where no sleeper is) or
+  // spin_wait_delay 0 (rounds of no delay). hybP: a sleeper that never wakes, counted, so that every
+  // wait of the default kind parks at its first step through the whole wait core, as h3 does
+  // without it.
+  if (k == "hybL0" && !hybrid_mutex::policy::set_spin_loops(0).ok()) return 1;
+  if (k == "hybD0" && !hybrid_mutex::policy::set_spin_wait_delay(0).ok()) return 1;
+  if (k == "hybP") detail::sleepers<park_behind_sleepers<hybrid_mutex::policy, cls>>.fetch_add(1);
+  const auto arm = [&](auto lock) { ops = run<decltype(lock)>(th, secs, cs, lo, &vol); };
   if (k == "bare")
-    ops = run<bare>(th, secs, cs, lo, &vol);
+    arm(bare{});
   else if (k == "pth")
-    ops = run<pth>(th, secs, cs, lo, &vol);
-  else if (k == "hyb")
-    ops = run<hyb>(th, secs, cs, lo, &vol);
+    arm(pth{});
+  else if (k == "hyb" || k == "hybL0" || k == "hybD0" || k == "hybP")
+    arm(hyb{});
   else if (k == "hybns")
-    ops = run<hybns>(th, secs, cs, lo, &vol);
+    arm(hybns{});
   else if (k == "h1")
-    ops = run<h1>(th, secs, cs, lo, &vol);
+    arm(h1{});
+  else if (k == "h2")
+    arm(h2{});
   else if (k == "h3")
-    ops = run<h3>(th, secs, cs, lo, &vol);
+    arm(h3{});
   else if (k == "h3c")
-    ops = run<h3c>(th, secs, cs, lo, &vol);
+    arm(h3c{});
   else if (k == "h3w")
-    ops = run<h3w>(th, secs, cs, lo, &vol);
+    arm(h3w{});
   else if (k == "h3f")
-    ops = run<h3f>(th, secs, cs, lo, &vol);
-  else if (k == "hybP") {
-    // A sleeper that never wakes, counted: every wait of the default kind parks at its first step,
-    // through the whole wait core (no rounds, no yield), as h3 does without it.
-    detail::sleepers<park_behind_sleepers<hybrid_mutex::policy, cls>>.fetch_add(1);
-    ops = run<hyb>(th, secs, cs, lo, &vol);
-  } else if (k == "hybL0") {
-    auto st = hybrid_mutex::policy::set_spin_loops(0);
-    if (!st.ok()) {
-      fprintf(stderr, "knob refused\n");
-      return 1;
-    }
-    ops = run<hyb>(th, secs, cs, lo, &vol);
-  } else if (k == "hybD0") {
-    auto st = hybrid_mutex::policy::set_spin_wait_delay(0);
-    if (!st.ok()) {
-      fprintf(stderr, "knob refused\n");
-      return 1;
-    }
-    ops = run<hyb>(th, secs, cs, lo, &vol);
-  } else if (k == "h2")
-    ops = run<h2>(th, secs, cs, lo, &vol);
+    arm(h3f{});
   else if (k == "hybplain")
-    ops = run<hybplain>(th, secs, cs, lo, &vol);
+    arm(hybplain{});
+  else {
+    fprintf(stderr, "unknown arm %s\n", k.c_str());
+    return 2;
+  }
   if (getenv("STATS"))
     spinwise::for_each_stats_class([](auto name, const auto& t) {
       fprintf(stderr, "%.*s acq %llu cont %llu won %llu rounds %llu yields %llu parks %llu\n",
