@@ -2,8 +2,8 @@
 // change nothing (the all-or-nothing promise of spinwise::load_profile).
 //
 // Built with clang++ -fsanitize=fuzzer,address by `tools/test.sh fuzz`, which runs it from corpus/
-// with profile.dict, one process per CPU for 28 s. Every other build links replay_main.cpp instead and runs
-// the same entry point over corpus/ as an ordinary test.
+// with profile.dict, one process per CPU for 28 s. Every other build links replay_main.cpp instead
+// and runs the same entry point over corpus/ as an ordinary test.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

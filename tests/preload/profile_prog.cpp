@@ -168,37 +168,50 @@ int many(int n) {
 
 // --- records kept past a wait ----------------------------------------------------------------------
 
-// `n` waits of one thread on `lock`, each forced: the thread that made this holds the lock, and
-// let_in() lets the waiter start its i-th wait, lets the lock go once the waiter sleeps in it and
-// takes it back after that wait is done; waiter() runs on the waiting thread.
+extern "C" __attribute__((noinline)) void held_wait(void* m) {
+  pthread_mutex_lock(static_cast<pthread_mutex_t*>(m));
+}
+
+// `n` waits of one thread, the i-th on locks[(i - 1) % count], each forced: the thread that made
+// this holds the i-th lock before the i-th wait (the first from here), and let_in() lets the
+// waiter start its i-th wait, lets that lock go once the waiter sleeps in it and waits until that
+// wait is done. The waiter lets each lock go at once, or with `hold` keeps every lock it takes
+// until it has taken all `count`, then lets them all go; waiter() runs on the waiting thread.
 struct forced_waits {
-  forced_waits(pthread_mutex_t* l, int count) : lock(l), n(count) { pthread_mutex_lock(lock); }
+  forced_waits(pthread_mutex_t* ls, int locks_count, int waits, bool hold_them = false)
+      : locks(ls), count(locks_count), n(waits), hold(hold_them) {
+    pthread_mutex_lock(&locks[0]);
+  }
   void waiter() {
     tid = gettid();
     for (int i = 1; i <= n; ++i) {
       while (go.load() != i) std::this_thread::yield();
-      many_wait(lock);
+      if (!hold) {
+        many_wait(lock_of(i));
+      } else {
+        held_wait(lock_of(i));
+        if (i % count == 0)
+          for (int k = 0; k < count; ++k) pthread_mutex_unlock(&locks[k]);
+      }
       done = i;
     }
   }
   void let_in() {
     for (int i = 1; i <= n; ++i) {
-      if (i > 1) pthread_mutex_lock(lock);
+      if (i > 1) pthread_mutex_lock(lock_of(i));  // free: the waiter let it go (hold: its round's end)
       go = i;
       wait_until_asleep(tid);
-      pthread_mutex_unlock(lock);
+      pthread_mutex_unlock(lock_of(i));
       while (done.load() != i) std::this_thread::yield();
     }
   }
-  pthread_mutex_t* lock;
-  int n;
+  pthread_mutex_t* lock_of(int i) const { return &locks[(i - 1) % count]; }
+  pthread_mutex_t* locks;
+  int count, n;
+  bool hold;
   std::atomic<int> go{0}, done{0};
   std::atomic<pid_t> tid{0};
 };
-
-extern "C" __attribute__((noinline)) void held_wait(void* m) {
-  pthread_mutex_lock(static_cast<pthread_mutex_t*>(m));
-}
 
 // A thread's waits are recorded in batches (src/preload/profile.hpp, kPending): a thread holding
 // `outer` waits 20 times on `inner` (more than the 16 records a thread keeps: batches made at
@@ -206,7 +219,7 @@ extern "C" __attribute__((noinline)) void held_wait(void* m) {
 int kept() {
   static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER, inner = PTHREAD_MUTEX_INITIALIZER,
                          left = PTHREAD_MUTEX_INITIALIZER;
-  forced_waits kept_waits(&inner, 20);
+  forced_waits kept_waits(&inner, 1, 20);
   std::thread t([&] {
     pthread_mutex_lock(&outer);
     kept_waits.waiter();
@@ -224,7 +237,7 @@ int kept() {
   // (src/preload/cond.cpp), so they are in the report though the thread still runs at exit.
   static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER, napped = PTHREAD_MUTEX_INITIALIZER;
   static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
-  forced_waits nap_waits(&napped, 5);
+  forced_waits nap_waits(&napped, 1, 5);
   std::thread s([&] {
     pthread_mutex_lock(&m);
     nap_waits.waiter();
@@ -242,26 +255,9 @@ int kept() {
   constexpr int kHeldLocks = 17;
   static pthread_mutex_t held[kHeldLocks];
   for (auto& h : held) pthread_mutex_init(&h, nullptr);
-  std::atomic<int> go{0}, done{0};
-  std::atomic<pid_t> tid{0};
-  std::thread f([&] {
-    tid = gettid();
-    for (int step = 1; step <= 2 * kHeldLocks; ++step) {
-      while (go.load() != step) std::this_thread::yield();
-      held_wait(&held[(step - 1) % kHeldLocks]);
-      if (step % kHeldLocks == 0)
-        for (auto& h : held) pthread_mutex_unlock(&h);
-      done = step;
-    }
-  });
-  for (int step = 1; step <= 2 * kHeldLocks; ++step) {
-    pthread_mutex_t* h = &held[(step - 1) % kHeldLocks];
-    pthread_mutex_lock(h);  // free: the thread let every lock go after its last round
-    go = step;
-    wait_until_asleep(tid);
-    pthread_mutex_unlock(h);
-    while (done.load() != step) std::this_thread::yield();
-  }
+  forced_waits held_waits(held, kHeldLocks, 2 * kHeldLocks, true);
+  std::thread f([&] { held_waits.waiter(); });
+  held_waits.let_in();
   f.join();
   std::printf("inner %p left %p napped %p held %p %d %zu\n", static_cast<void*>(&inner),
               static_cast<void*>(&left), static_cast<void*>(&napped), static_cast<void*>(held), kHeldLocks,
