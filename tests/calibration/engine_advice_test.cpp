@@ -458,6 +458,50 @@ TEST(EngineAdvice, SnippetAndJsonCarryTheSameSettings) {
   EXPECT_EQ(j["warnings"].size(), 1u);
 }
 
+// On a few CPUs the rule cannot tell (issue 46 item 2): the settings stay the rule's, the snippet
+// and the JSON say why and what measures instead, and a host of more CPUs, or of a count not
+// known, gets the rule's verdict as before. The Zen 5 guest's figures: PAUSE 17.85 ns, 37.4 ticks.
+TEST(EngineAdvice, OnAFewCpusTheRuleCannotTellAndNamesTune) {
+  for (const sw::engine e : {sw::engine::mariadb, sw::engine::mysql}) {
+    const std::string tune =
+        std::string("spinwise-calibrate --tune ") + (e == sw::engine::mysql ? "mysql" : "mariadb");
+    sw::engine_advice_input in = cpu(e, 17.85, 37.4);
+    const sw::advice_result unknown = sw::advise_engine(in);
+    for (const int cpus : {0, 1, 2, sw::kAdviceFewCpus, sw::kAdviceFewCpus + 1, 64}) {
+      in.cpus = cpus;
+      const sw::advice_result r = sw::advise_engine(in);
+      ASSERT_EQ(r.status, sw::advice_status::ok) << cpus;
+      const bool few = cpus > 0 && cpus <= sw::kAdviceFewCpus;
+      EXPECT_EQ(r.advice.cannot_tell.empty(), !few) << cpus << ": " << r.advice.cannot_tell;
+      for (std::size_t i = 0; i < r.advice.settings.size(); ++i)
+        EXPECT_EQ(r.advice.settings[i].value, unknown.advice.settings[i].value) << cpus;  // still the rule's
+      const std::string text = sw::format_advice_text(r.advice);
+      const nlohmann::json j = nlohmann::json::parse(sw::format_advice_json(r.advice));
+      EXPECT_EQ(j["tune"], tune);
+      if (few) {
+        const std::string says =
+            "# CANNOT TELL: this host has " + std::to_string(cpus) + (cpus == 1 ? " CPU." : " CPUs.");
+        EXPECT_NE(text.find(says), std::string::npos) << text;
+        EXPECT_NE(text.find("What this server needs, only it can say: " + tune), std::string::npos) << text;
+        EXPECT_EQ(text.find("# To confirm"), std::string::npos) << text;
+        EXPECT_EQ(j["cannot_tell"], r.advice.cannot_tell);
+        EXPECT_EQ(j["host_cpus"], cpus);
+      } else {
+        EXPECT_EQ(text.find("CANNOT TELL"), std::string::npos) << text;
+        EXPECT_NE(text.find("# To confirm on the running server under its own load: " + tune),
+                  std::string::npos)
+            << text;
+        EXPECT_TRUE(j["cannot_tell"].is_null()) << j.dump();
+        EXPECT_EQ(j["host_cpus"].is_null(), cpus == 0) << j.dump();
+      }
+    }
+  }
+  // A calibration says how many CPUs its machine has.
+  sw::calibration_result cal;
+  cal.machine.cpu_count = 2;
+  EXPECT_EQ(sw::advice_input_from(cal, sw::engine::mariadb, "10.11").cpus, 2);
+}
+
 // The busy host's rule, with the measurement and the advice played by the test: three times the
 // trials while the advice is open, twice at most, never past the bound, saying what it did; a
 // failed measurement ends it; the core-to-core figure of the first measurement is kept.

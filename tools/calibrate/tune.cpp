@@ -178,6 +178,7 @@ class tuner {
   bool connect_and_read();
   bool choose_candidates();
   bool measure();
+  bool cut_at_limit();
   void restore(unsigned value);
   std::string verdict_text() const;
   void print_text() const;
@@ -193,6 +194,7 @@ class tuner {
   unsigned original_ = 0, advised_ = 0;
   bool have_advice_ = false, set_ = false, restored_ = false, applied_ = false;
   std::string restore_note_;
+  std::string cut_note_;  // the time limit cut the plan, and the verdict is from fewer rounds
   std::vector<candidate> cands_;
   innodb_waits waits_before_, waits_after_;
   int winner_ = -1;  // index into cands_; -1: keep the current value
@@ -270,6 +272,9 @@ bool tuner::choose_candidates() {
       advice_note_ =
           have_advice_ ? "the advice (--advise): " + std::string(kVariable) + " = " + std::to_string(advised_)
                        : "no advice: " + a.message;
+      if (have_advice_ && !a.advice.cannot_tell.empty())
+        advice_note_ += " (the rule cannot tell on a host of " + std::to_string(a.advice.cpus) +
+                        " CPUs: these rounds decide)";
     }
   }
   if (have_advice_ && advised_ <= kTuneDelayMax) add(advised_, "advice");
@@ -315,6 +320,31 @@ bool tuner::measure() {
   return true;
 }
 
+// The time limit passed before the plan's last round (each setting and counter read takes the
+// server some milliseconds more than the plan counts, more under load): the rounds every
+// candidate completed still decide when there are enough of them for a verdict; a round some
+// candidates missed is dropped, so that every comparison stays round by round. True: go on to the
+// verdict from those rounds (the run's stop is taken back, and the report says it was cut).
+bool tuner::cut_at_limit() {
+  if (stop_ != stop_reason::time_limit || g_signal != 0) return false;
+  std::size_t complete = rounds_;
+  for (const candidate& c : cands_) complete = std::min(complete, c.rates.size());
+  if (complete < rt::kMinPairsForVerdict) {
+    why_ += " (" + std::to_string(complete) + " rounds done, " + std::to_string(rt::kMinPairsForVerdict) +
+            " decide)";
+    return false;
+  }
+  for (candidate& c : cands_) c.rates.resize(complete);
+  cut_note_ = "the time limit (--time-limit " + fmt("%g", rq_.time_limit_s) + " s) cut the plan at " +
+              std::to_string(complete) + " of " + std::to_string(rounds_) +
+              " rounds: the verdict is from those";
+  std::fprintf(stderr, "spinwise-calibrate --tune: %s\n", cut_note_.c_str());
+  rounds_done_ = complete;
+  stop_ = stop_reason::none;
+  why_.clear();
+  return true;
+}
+
 void tuner::restore(unsigned value) {
   if (!set_) return;
   std::string why;
@@ -343,17 +373,20 @@ int tuner::run() {
   signal_guard signals;
   g_signal = 0;
   if (connect_and_read() && choose_candidates()) {
+    // The plan fits what is left of the limit once the candidates are chosen (the advice's PAUSE
+    // calibration, on a loaded host, takes seconds of it).
+    const double left = std::chrono::duration<double>(deadline_ - clock_type::now()).count();
     const double per_round = static_cast<double>(cands_.size()) * (rq_.round_s + rq_.settle_s);
     rounds_ = rq_.rounds != 0 ? rq_.rounds
-                              : std::clamp(static_cast<std::size_t>(rq_.time_limit_s / per_round),
+                              : std::clamp(static_cast<std::size_t>(std::max(0.0, left) / per_round),
                                            std::size_t{2}, kTuneAutoRounds);
     const double planned = static_cast<double>(rounds_) * per_round;
-    if (planned > rq_.time_limit_s) {
+    if (planned > left) {
       stop(stop_reason::error, std::to_string(cands_.size()) + " candidates x " + std::to_string(rounds_) +
                                    " rounds x (" + fmt("%g", rq_.round_s) + " + " + fmt("%g", rq_.settle_s) +
-                                   " s) = " + fmt("%g", planned) + " s do not fit --time-limit " +
-                                   fmt("%g", rq_.time_limit_s) + " s");
-    } else if (waits(waits_before_) && measure() && waits(waits_after_)) {
+                                   " s) = " + fmt("%g", planned) + " s do not fit the " + fmt("%.0f", left) +
+                                   " s left of --time-limit " + fmt("%g", rq_.time_limit_s) + " s");
+    } else if (waits(waits_before_) && (measure() || cut_at_limit()) && waits(waits_after_)) {
       for (candidate& c : cands_) {
         c.mi = rt::median_ci(c.rates);
         c.vs = rt::compare_paired(cands_[0].rates, c.rates);  // the rates are in round order
@@ -430,6 +463,7 @@ void tuner::print_text() const {
       rq_.counter == "Questions" || rq_.counter == "Queries" ? " (less this tool's own statements)" : "");
   std::printf("# %zu candidates x %zu rounds of %g s (after %g s at the setting), interleaved\n",
               cands_.size(), rounds_, rq_.round_s, rq_.settle_s);
+  if (!cut_note_.empty()) std::printf("# %s\n", cut_note_.c_str());
   if (waits_before_.found) {
     std::printf("# InnoDB semaphores over the run: %.0f spins, %.0f rounds, %.0f OS waits\n",
                 waits_after_.spins - waits_before_.spins, waits_after_.rounds - waits_before_.rounds,
@@ -472,6 +506,8 @@ void tuner::print_json() const {
   d["advice_note"] = advice_note_;
   d["counter"] = rq_.counter;
   d["rounds"] = rounds_done_;
+  d["rounds_planned"] = rounds_;
+  d["cut_by_time_limit"] = cut_note_.empty() ? json() : json(cut_note_);
   d["round_s"] = rq_.round_s;
   d["candidates"] = json::array();
   for (const candidate& c : cands_) {

@@ -33,6 +33,9 @@ import run_context  # noqa: E402  (the machine, named as spinwise's tools name i
 WINDOW_BEFORE = 8  # bytes before a PAUSE: the loop's test and branch
 WINDOW_AFTER = 12  # bytes after it: the decrement and the backward branch
 MIN_PASSES_FOR_VERDICT = 4  # uncertainty.hpp's kMinRunsForVerdict: 2 / C(8, 4) = 2.9% false alarms
+# engine_advice.hpp's kAdviceFewCpus: on a host of this many CPUs or fewer --advise says its rule
+# cannot tell (and names --tune); tests/bench/rule_check_py_test.py checks the two agree.
+ADVICE_FEW_CPUS = 4
 
 
 def fail(msg):
@@ -301,8 +304,11 @@ def cmd_rule_check(a):
     when both settings have MIN_PASSES_FOR_VERDICT passes and their ranges do not overlap (the
     range rule of spinwise/runtime/uncertainty.hpp: with 2 passes a side, disjoint ranges happen
     by chance 1 time in 3); else the sweep cannot tell, and so does one with no advised delay:
-    spinwise-calibrate --tune measures on the server instead. Exit 1 when one is beyond. A CPU
-    with no sweep kept is not listed: the sweeps name their CPU by its model string only."""
+    spinwise-calibrate --tune measures on the server instead. On a host of ADVICE_FEW_CPUS CPUs or
+    fewer (the sweep's machine.cpu_count) the advice itself says it cannot tell and names --tune:
+    its ratio is printed and not judged. A sweep that did not record its CPUs is judged. Exit 1
+    when one is beyond. A CPU with no sweep kept is not listed: the sweeps name their CPU by its
+    model string only."""
     beyond = 0
     swept = set()
     for dirpath, _, files in sorted(os.walk(a.results)):
@@ -313,6 +319,7 @@ def cmd_rule_check(a):
         if doc.get("mode") != "sweep" or "workloads" not in doc:
             continue
         cpu = doc.get("machine", {}).get("cpu_model", "?")
+        cpus = doc.get("machine", {}).get("cpu_count") or 0
         swept.add(cpu)
         advised = doc.get("advised_delay")
         for w in doc["workloads"]:
@@ -324,7 +331,10 @@ def cmd_rule_check(a):
                 continue
             at = pts[advised]
             ratio = at["qps_median"] / best["qps_median"]
-            if ratio >= 1 - a.within:
+            if 0 < cpus <= ADVICE_FEW_CPUS:
+                verdict = (f"cannot tell (the advice says so on {cpus} CPUs, {ADVICE_FEW_CPUS} or fewer); "
+                           "spinwise-calibrate --tune measures it")
+            elif ratio >= 1 - a.within:
                 verdict = "within"
             elif min(at["passes"], best["passes"]) < MIN_PASSES_FOR_VERDICT:
                 verdict = (f"cannot tell ({min(at['passes'], best['passes'])} passes; {MIN_PASSES_FOR_VERDICT} a side "

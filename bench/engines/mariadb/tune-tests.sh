@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # spinwise-calibrate --tune against a real server: a short smoke run and every way out that must
-# put the original innodb_spin_wait_delay back (SIGINT, SIGTERM, a lost connection, bad
-# credentials, a workload that stops mid-run, the server killed). Run by tools/test.sh's engines
+# put the original innodb_spin_wait_delay back (SIGINT, SIGTERM, the time limit, a lost connection,
+# bad credentials, a workload that stops mid-run, the server killed). Run by tools/test.sh's engines
 # stage inside the harness's server (harness.sh --exec, which sets SPINWISE_MARIADB_*):
 #   bench/engines/mariadb/harness.sh --out DIR --exec "bench/engines/mariadb/tune-tests.sh TOOL"
 # Each check waits for the tool's own "round 1/" line before it acts (a handshake, no timing);
@@ -46,10 +46,11 @@ tune() {
   "$tool" --tune mariadb --socket "$SPINWISE_MARIADB_SOCKET" "$@" >"$work/out" 2>"$work/err" &
   tool_pid=$!
 }
-# Waits (up to a minute) for the tool's first round to be measured: it has set a candidate.
+# Waits (up to a minute) for the tool's first round to be measured: it has set a candidate. With
+# N: for the first measurement of its round N.
 first_round() {
   for _ in $(seq 600); do
-    grep -q "round 1/" "$work/err" && return 0
+    grep -q "round ${1:-1}/" "$work/err" && return 0
     kill -0 "$tool_pid" 2>/dev/null || return 1
     sleep 0.1
   done
@@ -81,6 +82,31 @@ for sig in INT TERM; do
   if [ $rc -ne "$want" ]; then fail "SIG$sig" "exit $rc, expected $want"
   elif ! restored; then fail "SIG$sig" "innodb_spin_wait_delay is $(delay), not $original"
   else pass "SIG$sig mid-run (exit $rc, $original put back)"; fi
+done
+
+# The time limit passes mid-run. The tool is stopped (SIGSTOP) once round N has begun and held
+# for as long as the whole limit, which began before it: when it goes on, the limit has passed (a
+# handshake, no timing). From round 7, the 6 rounds every candidate completed decide (exit 0, the
+# cut said, the original back); from round 2, one round cannot (exit 3, the original back). (The
+# stop may land in the round after the one seen: 7 or 2 rounds complete, the same outcome.)
+stop_load
+load 120
+for at in 7 2; do
+  tune --user root --candidates 7 --rounds 8 --round-seconds 1 --settle-seconds 0.2 --time-limit 30 --max-drift 1000
+  first_round $at || { finish; fail "time limit at round $at" "no round $at (exit $rc)"; continue; }
+  kill -STOP "$tool_pid"
+  sleep 30
+  kill -CONT "$tool_pid"
+  finish
+  if [ "$at" = 7 ]; then
+    if [ $rc -ne 0 ] || ! grep -Eq "cut the plan at [67] of 8 rounds" "$work/out" || ! grep -q "^verdict: " "$work/out"; then
+      fail "time limit at round 7" "exit $rc"
+    elif ! restored; then fail "time limit at round 7" "innodb_spin_wait_delay is $(delay), not $original"
+    else pass "time limit at round 7 (exit 0, $(grep -Eo 'cut the plan at [67] of 8 rounds' "$work/out"), $original put back)"; fi
+  elif [ $rc -ne 3 ] || ! grep -Eq "the time limit \(--time-limit 30 s\) passed before the rounds were done \([12] rounds done, 6 decide\)" "$work/err"; then
+    fail "time limit at round 2" "exit $rc"
+  elif ! restored; then fail "time limit at round 2" "innodb_spin_wait_delay is $(delay), not $original"
+  else pass "time limit at round 2 (exit 3, no verdict from 1 round, $original put back)"; fi
 done
 
 # Bad credentials: refused at connect, nothing set, exit 1.

@@ -37,6 +37,15 @@ inline constexpr unsigned kDefaultSyncSpinLoops = 30;        // both: innodb_syn
 inline constexpr unsigned kMysqlMaxSpinWaitDelay = 1000;
 inline constexpr unsigned kMariadbMaxSpinWaitDelay = 6000;
 
+// On a host of this many CPUs or fewer the rule cannot tell (engine_advice::cannot_tell). It
+// restores the spin time per round the defaults were tuned for on many-core servers, where a
+// spinning waiter takes one CPU of many; on a few CPUs it takes a quarter to a half of the machine
+// from the threads it waits for, and whether any spinning pays depends on the load: the project's
+// sweeps of a real MariaDB on 2-vCPU guests put the best innodb_spin_wait_delay at 0, 1, 2 and 6,
+// and two sweeps of one Zen 5 guest at 0 and at 2 (bench/results/tune-zen5*). No sweep on 3-8
+// CPUs places the line more exactly; bench/engines/mariadb/analyze.py rule-check uses the same.
+inline constexpr int kAdviceFewCpus = 4;
+
 struct engine_advice_input {
   engine which = engine::mysql;
   std::string version;     // as given ("" = the newest covered: MySQL 8.0.30+, MariaDB 10.11)
@@ -57,6 +66,7 @@ struct engine_advice_input {
   std::string unstable_why;                    // which CPUs were not, when not
   double unit_ns = kDefaultTargetNs;           // the target delay unit (--target-ns)
   std::optional<unsigned> mariadb_multiplier;  // the engine's my_cpu_relax_multiplier, when known
+  int cpus = 0;  // CPUs of the host the engine runs on (machine_info::cpu_count; 0: not known)
 };
 
 struct engine_setting {
@@ -83,6 +93,8 @@ struct engine_advice {
   unsigned relax_multiplier = 0;  // MariaDB: my_cpu_relax_multiplier assumed; MySQL: 0
   std::vector<engine_setting> settings;
   std::vector<std::string> warnings;
+  int cpus = 0;             // the host's CPUs, as given (0: not known)
+  std::string cannot_tell;  // why the rule cannot tell on this host ("": it can): kAdviceFewCpus
 };
 
 enum class advice_status {

@@ -47,6 +47,11 @@ nlohmann::ordered_json relax_json(const engine_advice& a, const calibration_resu
           {"cpus", r != nullptr ? nlohmann::ordered_json(r->cpus.size()) : nlohmann::ordered_json()}};
 }
 
+// What measures the setting on the operator's server (--tune, docs/operators.md).
+std::string tune_command(const engine_advice& a) {
+  return std::string("spinwise-calibrate --tune ") + (a.which == engine::mysql ? "mysql" : "mariadb");
+}
+
 // Strings from /proc/cpuinfo are whatever the kernel printed: invalid UTF-8 is replaced, not thrown.
 std::string document_text(const nlohmann::ordered_json& d) {
   return d.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -62,6 +67,12 @@ std::string format_advice_text(const engine_advice& a, const calibration_result*
   out += "# target: the spin time per round the defaults gave before Skylake (" + fmt("%.0f", a.unit_ns) +
          " ns per 50-PAUSE unit)\n";
   for (const std::string& w : a.warnings) out += "# WARNING: " + w + "\n";
+  if (!a.cannot_tell.empty()) {
+    out += "# CANNOT TELL: " + a.cannot_tell + ".\n";
+    out +=
+        "# The settings below are the rule's. What this server needs, only it can say: " + tune_command(a) +
+        " (docs/operators.md)\n";
+  }
   out += "[" + a.section + "]\n";
   for (const engine_setting& s : a.settings) {
     out += s.name + " = " + std::to_string(s.value) + "\n";
@@ -72,8 +83,9 @@ std::string format_advice_text(const engine_advice& a, const calibration_result*
   for (const engine_setting& s : a.settings)
     out += "#   SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";\n";
   // The rule restores a spin time; whether spinning pays at all is the server's to say.
-  out += std::string("# To confirm on the running server under its own load: spinwise-calibrate --tune ") +
-         (a.which == engine::mysql ? "mysql" : "mariadb") + " (docs/operators.md)\n";
+  if (a.cannot_tell.empty())
+    out += "# To confirm on the running server under its own load: " + tune_command(a) +
+           " (docs/operators.md)\n";
   return out;
 }
 
@@ -97,6 +109,10 @@ std::string format_advice_json(const engine_advice& a, const calibration_result*
   for (const engine_setting& s : a.settings)
     d["set_global"].push_back("SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";");
   d["warnings"] = a.warnings;
+  // null where the rule applies; else why it cannot tell on this host, and what measures instead.
+  d["host_cpus"] = a.cpus > 0 ? nlohmann::ordered_json(a.cpus) : nlohmann::ordered_json();
+  d["cannot_tell"] = a.cannot_tell.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.cannot_tell);
+  d["tune"] = tune_command(a);
   d["refused"] = nullptr;
   return document_text(d);
 }

@@ -348,6 +348,17 @@ advice_result advise_engine(const engine_advice_input& in) {
   mid.advice.trial_ns_p10 = in.trial_ns_p10;
   mid.advice.trial_ns_p90 = in.trial_ns_p90;
   mid.advice.stable = in.stable;
+  mid.advice.cpus = in.cpus;
+  if (in.cpus > 0 && in.cpus <= kAdviceFewCpus) {
+    mid.advice.cannot_tell = "this host has " + std::to_string(in.cpus) + (in.cpus == 1 ? " CPU" : " CPUs") +
+                             ". The rule restores the spin time per round the defaults were tuned for "
+                             "on many-core servers, where a spinning waiter takes one CPU of many; on " +
+                             std::to_string(kAdviceFewCpus) +
+                             " CPUs or fewer it takes a quarter to a half of the machine from the "
+                             "threads it waits for, and whether any spinning pays depends on the load "
+                             "(sweeps of a real MariaDB on 2-vCPU guests put the best "
+                             "innodb_spin_wait_delay at 0, 1, 2 or 6)";
+  }
   // A refusal keeps the measurement (what the JSON refusal reports), not the settings.
   const auto uncertain = [&](std::string why, std::vector<std::string> suggestions) {
     advice_result r = refuse(advice_status::uncertain, std::move(why));
@@ -433,6 +444,7 @@ engine_advice_input advice_input_from(const calibration_result& r, engine which,
   in.which = which;
   in.version = version;
   in.arch = r.machine.arch;
+  in.cpus = r.machine.cpu_count;
   in.unit_ns = r.settings.target_ns > 0 ? r.settings.target_ns : kDefaultTargetNs;
   std::vector<double> ns, ticks;
   std::vector<int> unstable;
