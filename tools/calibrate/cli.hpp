@@ -100,7 +100,8 @@ inline constexpr unsigned kTuneDelayMax = 50;
 // The default candidate set's size at most (the current value, the advice, 0, two neighbours).
 inline constexpr std::size_t kTuneMaxCandidates = 5;
 // The default rounds at most: twelve rounds' ratios call a candidate when ten lie above 1 (the
-// sign test at 96%); four candidates of 5 + 1 s then take 288 s, five fit 10 rounds in 300 s.
+// sign test at 96%); four candidates of 5 + 1 s then take 288 s of the 300 s limit, five fit 9
+// rounds in what the advice's PAUSE calibration leaves of it.
 inline constexpr std::size_t kTuneAutoRounds = 12;
 struct tune_request {
   sw::engine which = sw::engine::mariadb;
@@ -117,7 +118,8 @@ struct tune_request {
   std::string format;
 };
 // Exit codes: 0 a verdict (the winner, or keep the current value); 1 an error or a lost
-// connection; 2 usage; 3 the workload moved too much or the time limit passed; 130 SIGINT,
+// connection; 2 usage; 3 the workload moved too much, or the time limit passed before 6
+// complete rounds (from 6 on, those decide); 130 SIGINT,
 // 143 SIGTERM. The original value is put back on every one of them but --apply's 0.
 int run_tune(const tune_request& rq);
 

@@ -273,8 +273,9 @@ bool tuner::choose_candidates() {
           have_advice_ ? "the advice (--advise): " + std::string(kVariable) + " = " + std::to_string(advised_)
                        : "no advice: " + a.message;
       if (have_advice_ && !a.advice.cannot_tell.empty())
-        advice_note_ += " (the rule cannot tell on a host of " + std::to_string(a.advice.cpus) +
-                        " CPUs: these rounds decide)";
+        advice_note_ += " (the rule cannot tell on this host's " + std::to_string(a.advice.cpus) +
+                        (a.advice.cpus == 1 ? " CPU" : " CPUs") +
+                        "; this tool's host is taken for the server's)";
     }
   }
   if (have_advice_ && advised_ <= kTuneDelayMax) add(advised_, "advice");
@@ -315,7 +316,7 @@ bool tuner::measure() {
                                                fmt("%g", rq_.max_drift) + "x apart; --max-drift)");
     }
     c.rates.push_back(rate);
-    rounds_done_ = i / cands_.size() + 1;
+    rounds_done_ = (i + 1) / cands_.size();  // complete rounds
   }
   return true;
 }
@@ -330,8 +331,8 @@ bool tuner::cut_at_limit() {
   std::size_t complete = rounds_;
   for (const candidate& c : cands_) complete = std::min(complete, c.rates.size());
   if (complete < rt::kMinPairsForVerdict) {
-    why_ += " (" + std::to_string(complete) + " rounds done, " + std::to_string(rt::kMinPairsForVerdict) +
-            " decide)";
+    why_ += " (" + std::to_string(complete) + (complete == 1 ? " complete round; " : " complete rounds; ") +
+            std::to_string(rt::kMinPairsForVerdict) + " are needed)";
     return false;
   }
   for (candidate& c : cands_) c.rates.resize(complete);
@@ -384,8 +385,9 @@ int tuner::run() {
     if (planned > left) {
       stop(stop_reason::error, std::to_string(cands_.size()) + " candidates x " + std::to_string(rounds_) +
                                    " rounds x (" + fmt("%g", rq_.round_s) + " + " + fmt("%g", rq_.settle_s) +
-                                   " s) = " + fmt("%g", planned) + " s do not fit the " + fmt("%.0f", left) +
-                                   " s left of --time-limit " + fmt("%g", rq_.time_limit_s) + " s");
+                                   " s) = " + fmt("%g", planned) + " s do not fit the " +
+                                   fmt("%.1f", std::max(0.0, left)) + " s left of --time-limit " +
+                                   fmt("%g", rq_.time_limit_s) + " s (the candidates took the rest)");
     } else if (waits(waits_before_) && (measure() || cut_at_limit()) && waits(waits_after_)) {
       for (candidate& c : cands_) {
         c.mi = rt::median_ci(c.rates);

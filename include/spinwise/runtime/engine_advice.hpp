@@ -39,11 +39,12 @@ inline constexpr unsigned kMariadbMaxSpinWaitDelay = 6000;
 
 // On a host of this many CPUs or fewer the rule cannot tell (engine_advice::cannot_tell). It
 // restores the spin time per round the defaults were tuned for on many-core servers, where a
-// spinning waiter takes one CPU of many; on a few CPUs it takes a quarter to a half of the machine
-// from the threads it waits for, and whether any spinning pays depends on the load: the project's
-// sweeps of a real MariaDB on 2-vCPU guests put the best innodb_spin_wait_delay at 0, 1, 2 and 6,
-// and two sweeps of one Zen 5 guest at 0 and at 2 (bench/results/tune-zen5*). No sweep on 3-8
-// CPUs places the line more exactly; bench/engines/mariadb/analyze.py rule-check uses the same.
+// waiter that spins holds one CPU of many; on a few CPUs it holds one of the few the threads it
+// waits for need, and whether any spinning pays depends on the load: the project's sweeps of a
+// real MariaDB on 2-vCPU guests put the best innodb_spin_wait_delay at 0, 1, 2 and 6, and three
+// sweeps of one Zen 5 guest at 0, 2 and 0 (bench/results/tune-zen5*). The line at 4 is a judgment:
+// every kept sweep is from 2 CPUs, none from 3-16. bench/engines/mariadb/analyze.py rule-check
+// uses the same value.
 inline constexpr int kAdviceFewCpus = 4;
 
 struct engine_advice_input {

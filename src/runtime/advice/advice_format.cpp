@@ -69,9 +69,9 @@ std::string format_advice_text(const engine_advice& a, const calibration_result*
   for (const std::string& w : a.warnings) out += "# WARNING: " + w + "\n";
   if (!a.cannot_tell.empty()) {
     out += "# CANNOT TELL: " + a.cannot_tell + ".\n";
-    out +=
-        "# The settings below are the rule's. What this server needs, only it can say: " + tune_command(a) +
-        " (docs/operators.md)\n";
+    out += "# The settings below are the rule's. " + tune_command(a) +
+           " measures innodb_spin_wait_delay on the server under its own load (docs/operators.md); "
+           "gaps of a few percent take more rounds than its 5 minutes\n";
   }
   out += "[" + a.section + "]\n";
   for (const engine_setting& s : a.settings) {
@@ -109,7 +109,8 @@ std::string format_advice_json(const engine_advice& a, const calibration_result*
   for (const engine_setting& s : a.settings)
     d["set_global"].push_back("SET GLOBAL " + s.name + " = " + std::to_string(s.value) + ";");
   d["warnings"] = a.warnings;
-  // null where the rule applies; else why it cannot tell on this host, and what measures instead.
+  // The host's CPUs (null: not known); cannot_tell null where the rule applies, else why it cannot
+  // tell on this host; tune, what measures on the server.
   d["host_cpus"] = a.cpus > 0 ? nlohmann::ordered_json(a.cpus) : nlohmann::ordered_json();
   d["cannot_tell"] = a.cannot_tell.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.cannot_tell);
   d["tune"] = tune_command(a);
