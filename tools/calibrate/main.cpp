@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
       app.add_option(
              "--time-limit", tune.time_limit_s,
              "with --tune: the whole run's limit in seconds (default 300); a plan that does not fit is "
-             "refused before anything is set")
+             "refused before anything is set, and when the limit passes mid-plan the complete rounds "
+             "decide if there are 6 or more")
           ->check(CLI::Range(1.0, 3600.0)),
       app.add_option("--counter", tune.counter,
                      "with --tune: the SHOW GLOBAL STATUS counter read as throughput (default Questions)"),

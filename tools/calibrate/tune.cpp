@@ -383,11 +383,12 @@ int tuner::run() {
                                            std::size_t{2}, kTuneAutoRounds);
     const double planned = static_cast<double>(rounds_) * per_round;
     if (planned > left) {
-      stop(stop_reason::error, std::to_string(cands_.size()) + " candidates x " + std::to_string(rounds_) +
-                                   " rounds x (" + fmt("%g", rq_.round_s) + " + " + fmt("%g", rq_.settle_s) +
-                                   " s) = " + fmt("%g", planned) + " s do not fit the " +
-                                   fmt("%.1f", std::max(0.0, left)) + " s left of --time-limit " +
-                                   fmt("%g", rq_.time_limit_s) + " s (the candidates took the rest)");
+      stop(stop_reason::error,
+           std::to_string(cands_.size()) + " candidates x " + std::to_string(rounds_) + " rounds x (" +
+               fmt("%g", rq_.round_s) + " + " + fmt("%g", rq_.settle_s) + " s) = " + fmt("%g", planned) +
+               " s do not fit the " + fmt("%.1f", std::max(0.0, left)) + " s left of --time-limit " +
+               fmt("%g", rq_.time_limit_s) + " s" +
+               (planned <= rq_.time_limit_s ? " (choosing the candidates took the rest)" : ""));
     } else if (waits(waits_before_) && (measure() || cut_at_limit()) && waits(waits_after_)) {
       for (candidate& c : cands_) {
         c.mi = rt::median_ci(c.rates);

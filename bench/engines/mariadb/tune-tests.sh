@@ -4,7 +4,7 @@
 # bad credentials, a workload that stops mid-run, the server killed). Run by tools/test.sh's engines
 # stage inside the harness's server (harness.sh --exec, which sets SPINWISE_MARIADB_*):
 #   bench/engines/mariadb/harness.sh --out DIR --exec "bench/engines/mariadb/tune-tests.sh TOOL"
-# Each check waits for the tool's own "round 1/" line before it acts (a handshake, no timing);
+# Each check waits for the tool's own "round N/" line before it acts (a handshake, no timing);
 # the load is sysbench at 2 threads on the harness's small tables, for seconds. The server-killed
 # check is last: it ends the server. Prints one line per check; exits 1 when one failed.
 set -u
@@ -58,6 +58,12 @@ first_round() {
 }
 finish() { wait "$tool_pid"; rc=$?; tool_pid=""; }
 restored() { [ "$(delay)" = "$original" ]; }
+# The check NAME passes when the tool exited WANT and the original is back; WHAT says how it went.
+judge() {  # NAME WANT WHAT
+  if [ $rc -ne "$2" ]; then fail "$1" "exit $rc, expected $2"
+  elif ! restored; then fail "$1" "innodb_spin_wait_delay is $(delay), not $original"
+  else pass "$1 ($3)"; fi
+}
 
 # Smoke: two candidates (the current value and 7), two rounds; a verdict, the my.cnf line, the
 # SET GLOBAL statement, and the original back.
@@ -78,10 +84,7 @@ for sig in INT TERM; do
   first_round || { finish; fail "SIG$sig" "no first round (exit $rc)"; continue; }
   kill -"$sig" "$tool_pid"
   finish
-  want=$([ $sig = INT ] && echo 130 || echo 143)
-  if [ $rc -ne "$want" ]; then fail "SIG$sig" "exit $rc, expected $want"
-  elif ! restored; then fail "SIG$sig" "innodb_spin_wait_delay is $(delay), not $original"
-  else pass "SIG$sig mid-run (exit $rc, $original put back)"; fi
+  judge "SIG$sig mid-run" "$([ $sig = INT ] && echo 130 || echo 143)" "exit $rc, $original put back"
 done
 
 # The time limit passes mid-run. The tool is stopped (SIGSTOP) once round N has begun and held
@@ -110,7 +113,8 @@ assert d["rounds_planned"] == 8, d["rounds_planned"]
 lens = [len(c["rates"]) for c in d["candidates"]]
 if sys.argv[2] == "7":
     assert all(k == n for k in lens), (n, lens)  # the round the limit broke into dropped
-    assert n in (6, 7) and d["verdict"] is not None and f"cut the plan at {n} of 8 rounds" in cut, (n, cut)
+    assert n in (6, 7) and d["verdict"] is not None and cut is not None, (n, cut)
+    assert f"cut the plan at {n} of 8 rounds" in cut, (n, cut)
     print(f"a verdict from {n} of 8 rounds")
 else:
     assert n in (1, 2) and d["verdict"] is None and cut is None and min(lens) == n, (n, cut, lens)
@@ -118,10 +122,7 @@ else:
     print(f"no verdict from {n} of 8 rounds")
 PY
   ) || { fail "time limit at round $at" "exit $rc: $said"; continue; }
-  want=$([ "$at" = 7 ] && echo 0 || echo 3)
-  if [ $rc -ne "$want" ]; then fail "time limit at round $at" "exit $rc, expected $want"
-  elif ! restored; then fail "time limit at round $at" "innodb_spin_wait_delay is $(delay), not $original"
-  else pass "time limit at round $at (exit $rc, $said, $original put back)"; fi
+  judge "time limit at round $at" "$([ "$at" = 7 ] && echo 0 || echo 3)" "exit $rc, $said, $original put back"
 done
 # The checks below start with a load of their own (those above took most of this one).
 stop_load

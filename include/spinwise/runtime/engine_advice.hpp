@@ -41,10 +41,10 @@ inline constexpr unsigned kMariadbMaxSpinWaitDelay = 6000;
 // restores the spin time per round the defaults were tuned for on many-core servers, where a
 // waiter that spins holds one CPU of many; on a few CPUs it holds one of the few the threads it
 // waits for need, and whether any spinning pays depends on the load: the project's sweeps of a
-// real MariaDB on 2-vCPU guests put the best innodb_spin_wait_delay at 0, 1, 2 and 6, and three
-// sweeps of one Zen 5 guest at 0, 2 and 0 (bench/results/tune-zen5*). The line at 4 is a judgment:
-// every kept sweep is from 2 CPUs, none from 3-16. bench/engines/mariadb/analyze.py rule-check
-// uses the same value.
+// real MariaDB (sysbench oltp_read_write) on 2-vCPU guests put the best innodb_spin_wait_delay at
+// 0, 1, 2 and 6, and three sweeps of one Zen 5 guest at 0, 2 and 0 (bench/results/tune-zen5*).
+// The line at 4 is a judgment: every kept sweep is from 2 CPUs, none from 3-16.
+// bench/engines/mariadb/analyze.py rule-check uses the same value.
 inline constexpr int kAdviceFewCpus = 4;
 
 struct engine_advice_input {
