@@ -328,8 +328,7 @@ bool tuner::measure() {
 // verdict from those rounds (the run's stop is taken back, and the report says it was cut).
 bool tuner::cut_at_limit() {
   if (stop_ != stop_reason::time_limit || g_signal != 0) return false;
-  std::size_t complete = rounds_;
-  for (const candidate& c : cands_) complete = std::min(complete, c.rates.size());
+  const std::size_t complete = rounds_done_;  // every candidate has this many rates, some one more
   if (complete < rt::kMinPairsForVerdict) {
     why_ += " (" + std::to_string(complete) + (complete == 1 ? " complete round; " : " complete rounds; ") +
             std::to_string(rt::kMinPairsForVerdict) + " are needed)";
@@ -340,7 +339,6 @@ bool tuner::cut_at_limit() {
               std::to_string(complete) + " of " + std::to_string(rounds_) +
               " rounds: the verdict is from those";
   std::fprintf(stderr, "spinwise-calibrate --tune: %s\n", cut_note_.c_str());
-  rounds_done_ = complete;
   stop_ = stop_reason::none;
   why_.clear();
   return true;

@@ -356,9 +356,9 @@ advice_result advise_engine(const engine_advice_input& in) {
         "where a waiter that spins holds one CPU of many; on " +
         std::to_string(kAdviceFewCpus) +
         " or fewer it holds one of the few the threads it waits for need, and whether any spinning pays "
-        "depends on the load: sweeps of a real MariaDB under sysbench oltp_read_write on 2-vCPU guests put "
-        "the best "
-        "innodb_spin_wait_delay at 0, 1, 2 or 6, with the delays 0-4 within 18% of each sweep's best "
+        "depends on the load: sweeps of a real MariaDB under sysbench oltp_read_write on 2-vCPU guests "
+        "put the best innodb_spin_wait_delay at 0, 1, 2 or 6, with the delays 0-4 within 18% of each "
+        "sweep's best "
         "(one guest's best moved from 0 to 2 and back in a day)";
   }
   // A refusal keeps the measurement (what the JSON refusal reports), not the settings.
