@@ -7,8 +7,9 @@
 // value round by round with the project's statistics (spinwise/runtime/uncertainty.hpp: the
 // median's interval; compare_paired, the median of the per-round ratios to the current value and
 // its sign-test interval, so the load's swing between rounds cancels). It keeps the highest beyond
-// the noise above the current value, or the smallest delay the rounds cannot tell from that one
-// (choose_paired: the same throughput for less time spinning). The original value is put
+// the noise above the current value, or the current value when none is; then the smallest delay
+// the rounds cannot tell from that one, within 3% of its median (choose_paired: the same
+// throughput for less time spinning). The original value is put
 // back on every way out (an error, a lost connection, SIGINT, SIGTERM, a workload that moves too
 // much, the time limit), and at the end unless --apply.
 #include <algorithm>
@@ -199,7 +200,8 @@ class tuner {
   innodb_waits waits_before_, waits_after_;
   int winner_ = -1;  // index into cands_; -1: keep the current value
   int best_ = -1;    // the highest beyond the noise above the current value (the winner or dearer)
-  rt::ratio_interval winner_vs_best_;  // where the winner is not the best
+  // The winner against the best (or the current value, when no best): where the winner is not it.
+  rt::ratio_interval winner_vs_best_;
   std::size_t rounds_done_ = 0;
 };
 
@@ -392,8 +394,9 @@ int tuner::run() {
         c.mi = rt::median_ci(c.rates);
         c.vs = rt::compare_paired(cands_[0].rates, c.rates);  // the rates are in round order
       }
-      // The best beyond the noise above the current value; then the smallest delay the rounds
-      // cannot tell from it: the same throughput for less time spinning (rt::choose_paired).
+      // The best beyond the noise above the current value (else the current value); then the
+      // smallest delay the rounds cannot tell from it and within 3% of it: the same throughput for
+      // less time spinning (rt::choose_paired).
       std::vector<std::vector<double>> rates;
       std::vector<double> cost;
       for (const candidate& c : cands_) {
@@ -435,7 +438,8 @@ std::string tuner::verdict_text() const {
   const candidate& cur = cands_[0];
   if (winner_ < 0) {
     std::string s = "keep " + std::string(kVariable) + " = " + std::to_string(cur.value) +
-                    ": no candidate is beyond the noise above it";
+                    ": no candidate is beyond the noise above it, and no smaller one within it and " +
+                    fmt("%.0f%%", rt::kCheaperMaxLoss * 100) + " of it";
     if (rounds_done_ < rt::kMinPairsForVerdict)
       s += " (" + std::to_string(rounds_done_) +
            " rounds cannot tell: " + std::to_string(rt::kMinPairsForVerdict) + " a candidate are needed)";
@@ -446,8 +450,13 @@ std::string tuner::verdict_text() const {
            fmt("%+.1f%%", (vs.lo - 1) * 100) + " .. " + fmt("%+.1f%%", (vs.hi - 1) * 100) + ")";
   };
   const candidate& w = cands_[static_cast<std::size_t>(winner_)];
-  const candidate& b = cands_[static_cast<std::size_t>(best_)];
   const std::string rounds = std::to_string(rounds_done_) + " rounds a candidate";
+  if (best_ < 0)
+    return std::string(kVariable) + " = " + std::to_string(w.value) + ": " + over(winner_vs_best_) +
+           " over the current " + std::to_string(cur.value) +
+           ", and no candidate beyond the noise above it: not told apart from it, and it spins less (" +
+           rounds + ")";
+  const candidate& b = cands_[static_cast<std::size_t>(best_)];
   if (winner_ == best_)
     return std::string(kVariable) + " = " + std::to_string(w.value) + ": " + over(w.vs) +
            " over the current " + std::to_string(cur.value) + ", " + rounds;
@@ -529,9 +538,11 @@ void tuner::print_json() const {
   const unsigned best = winner_ < 0 ? original_ : cands_[static_cast<std::size_t>(winner_)].value;
   json verdict = {{"value", best}, {"change", winner_ >= 0}, {"text", verdict_text()}};
   if (winner_ >= 0 && best_ != winner_) {
-    // The highest above the current value, which the rounds do not tell from the smaller delay kept.
-    verdict["best"] = cands_[static_cast<std::size_t>(best_)].value;
-    verdict["vs_best"] = {{"ratio", winner_vs_best_.ratio},
+    // The highest above the current value (null: none is, and the winner was measured against the
+    // current value), which the rounds do not tell from the smaller delay kept.
+    verdict["best"] = best_ < 0 ? json() : json(cands_[static_cast<std::size_t>(best_)].value);
+    verdict["vs_best"] = {{"against", best_ < 0 ? "current" : "best"},
+                          {"ratio", winner_vs_best_.ratio},
                           {"lo", winner_vs_best_.lo},
                           {"hi", winner_vs_best_.hi},
                           {"verdict", str(rt::to_string(winner_vs_best_.verdict))}};

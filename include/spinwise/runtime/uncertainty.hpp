@@ -106,17 +106,22 @@ inline constexpr std::size_t kMinPairsForVerdict = 6;
 
 // A tuning's choice among settings measured in the same rounds: rates[i][r] is setting i's rate
 // in round r, rates[0] the current setting's. `best`: the setting beyond the noise above the
-// current one (compare_paired) with the highest median ratio; -1 (keep the current) when none is.
-// `chosen`: of the settings the rounds cannot tell from the best (compare_paired against it:
-// within noise), the one of least cost (cost[i]; on equal cost the best); the best when none is
-// cheaper. The same throughput for less of what the cost counts: for innodb_spin_wait_delay the
-// delay, the time spent spinning (spinwise-calibrate --tune). The current setting is never
-// chosen over a best (that best is beyond the noise above it).
+// current one (compare_paired) with the highest median ratio; -1 when none is. The reference is
+// the best, or the current setting when there is none. `chosen`: of the settings of less cost
+// than the reference (cost[i]) that the rounds cannot tell from it (compare_paired against it:
+// within noise) and whose median ratio to it is at least 1 - kCheaperMaxLoss, the one of least
+// cost; else the best (-1: keep the current). The same throughput for less of what the cost
+// counts: for innodb_spin_wait_delay the delay, the time spent spinning (spinwise-calibrate
+// --tune). The current setting is never chosen over a best (that best is beyond the noise above
+// it), and fewer rounds than a verdict needs choose nothing.
 struct paired_choice {
   int best = -1;
   int chosen = -1;
-  ratio_interval chosen_vs_best;  // rates[chosen] against rates[best] (chosen != best)
+  ratio_interval chosen_vs_best;  // rates[chosen] against the reference's (chosen is not the best)
 };
+// The most a cheaper setting's median may lose to the reference and still be chosen: 3%, the
+// tolerance spinwise-calibrate --tune is held to (issue 46: 0.97x of a sweep's best).
+inline constexpr double kCheaperMaxLoss = 0.03;
 paired_choice choose_paired(const std::vector<std::vector<double>>& rates, const std::vector<double>& cost,
                             double confidence = kDefaultConfidence);
 

@@ -166,14 +166,15 @@ paired_choice choose_paired(const std::vector<std::vector<double>>& rates, const
     }
   }
   c.chosen = c.best;
-  if (c.best < 0) return c;
-  const std::vector<double>& best = rates[static_cast<std::size_t>(c.best)];
+  const std::size_t ref = c.best < 0 ? 0 : static_cast<std::size_t>(c.best);
+  double least = cost[ref];
   for (std::size_t i = 1; i < rates.size(); ++i) {
-    if (!(cost[i] < cost[static_cast<std::size_t>(c.chosen)])) continue;
-    const ratio_interval vs = compare_paired(best, rates[i], confidence);
-    if (vs.verdict != difference::within_noise) continue;
+    if (!(cost[i] < least)) continue;
+    const ratio_interval vs = compare_paired(rates[ref], rates[i], confidence);
+    if (vs.verdict != difference::within_noise || vs.ratio < 1.0 - kCheaperMaxLoss) continue;
     c.chosen = static_cast<int>(i);
     c.chosen_vs_best = vs;
+    least = cost[i];
   }
   return c;
 }
