@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
       cost.push_back(c["value"].get<double>());
     }
     std::map<int, double> med;
-    for (const auto& p : s["workloads"][0]["points"]) med[p["delay"].get<int>()] = p["qps_median"].get<double>();
+    for (const auto& p : s["workloads"][0]["points"])
+      med[p["delay"].get<int>()] = p["qps_median"].get<double>();
     double top = 0;
     int best = -1;
     for (const auto& [d, q] : med)
