@@ -479,6 +479,9 @@ TEST(ChoosePaired, TheSmallestDelayNotToldApartFromTheBestIsKept) {
   EXPECT_EQ(c.chosen_vs_best.verdict, rt::difference::within_noise);
   EXPECT_LT(c.chosen_vs_best.lo, 1.0);
   EXPECT_GT(c.chosen_vs_best.hi, 1.0);
+  // Against the best (0.991), not the current value (1.026).
+  EXPECT_DOUBLE_EQ(c.chosen_vs_best.ratio, rt::compare_paired(rates[3], rates[2]).ratio);
+  EXPECT_NEAR(c.chosen_vs_best.ratio, 0.991, 0.001);
   // Given the same costs, the best itself.
   EXPECT_EQ(rt::choose_paired(rates, {0, 0, 0, 0}).chosen, 3);
 }
@@ -503,11 +506,11 @@ TEST(ChoosePaired, OnlyWhatTheRoundsCannotTellFromTheBest) {
 
 // With none beyond the noise above the current setting, the current one is the reference: a
 // cheaper setting the rounds cannot tell from it, within kCheaperMaxLoss of its median, is chosen
-// (the cheapest of them); one told below it, or more than 3% below it in the median, or measured
-// in fewer rounds than a verdict needs, is not, and nothing is chosen.
+// (the cheapest of them). One told below it, more than 3% below it in the median, or measured in
+// fewer rounds than a verdict needs is not; with no other, the current one is kept (-1).
 TEST(ChoosePaired, WithNoBestTheCheapestNotToldFromTheCurrent) {
   const std::vector<double> current = {100, 101, 99, 100, 102, 98, 100, 101};
-  const std::vector<double> same = {101, 100, 100, 99, 101, 99, 102, 100};  // ratios 0.98-1.03
+  const std::vector<double> same = {101, 100, 100, 99, 101, 99, 102, 100};  // ratios 0.99-1.02
   const std::vector<double> near = {99, 102, 98, 98, 103, 97, 99, 100};     // median 0.99, two above 1
   const std::vector<double> worse = {90, 105, 94, 88, 103, 93, 91, 104};    // median 0.949, within noise
   const std::vector<double> below = {95, 96, 94, 95, 97, 93, 95, 96};       // every ratio under 1
@@ -530,6 +533,20 @@ TEST(ChoosePaired, WithNoBestTheCheapestNotToldFromTheCurrent) {
   const std::vector<double> five_current(current.begin(), current.begin() + 5);
   const std::vector<double> five_same(same.begin(), same.begin() + 5);
   EXPECT_EQ(rt::choose_paired({five_current, five_same}, {5, 0}).chosen, -1) << "5 rounds give no verdict";
+}
+
+// The 3% floor holds under a best as well: a cheaper setting the rounds cannot tell from the best
+// but 6.5% below it in the median (ratios 0.90-1.02) is not chosen over it.
+TEST(ChoosePaired, TheFloorHoldsUnderABestToo) {
+  const std::vector<double> current = {100, 101, 99, 100, 102, 98, 100, 101};
+  const std::vector<double> best = {110, 111, 109, 110, 112, 108, 110, 111};
+  const std::vector<double> cheap = {99, 112.11, 100.28, 102.3, 114.24, 98.28, 103.4, 112.11};
+  const rt::ratio_interval vs = rt::compare_paired(best, cheap);
+  ASSERT_EQ(vs.verdict, rt::difference::within_noise);
+  EXPECT_NEAR(vs.ratio, 0.935, 0.001);
+  const rt::paired_choice c = rt::choose_paired({current, best, cheap}, {5, 3, 0});
+  EXPECT_EQ(c.best, 1);
+  EXPECT_EQ(c.chosen, 1);
 }
 
 // The 11 complete rounds of --tune on the 2-vCPU Zen 5 guest that its time limit cut

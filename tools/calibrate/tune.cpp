@@ -437,9 +437,10 @@ int tuner::run() {
 std::string tuner::verdict_text() const {
   const candidate& cur = cands_[0];
   if (winner_ < 0) {
-    std::string s = "keep " + std::string(kVariable) + " = " + std::to_string(cur.value) +
-                    ": no candidate is beyond the noise above it, and no smaller one within it and " +
-                    fmt("%.0f%%", rt::kCheaperMaxLoss * 100) + " of it";
+    std::string s =
+        "keep " + std::string(kVariable) + " = " + std::to_string(cur.value) +
+        ": no candidate is beyond the noise above it, and no smaller delay within its noise and " +
+        fmt("%.0f%%", rt::kCheaperMaxLoss * 100) + " of it";
     if (rounds_done_ < rt::kMinPairsForVerdict)
       s += " (" + std::to_string(rounds_done_) +
            " rounds cannot tell: " + std::to_string(rt::kMinPairsForVerdict) + " a candidate are needed)";
@@ -453,7 +454,7 @@ std::string tuner::verdict_text() const {
   const std::string rounds = std::to_string(rounds_done_) + " rounds a candidate";
   if (best_ < 0)
     return std::string(kVariable) + " = " + std::to_string(w.value) + ": " + over(winner_vs_best_) +
-           " over the current " + std::to_string(cur.value) +
+           " against the current " + std::to_string(cur.value) +
            ", and no candidate beyond the noise above it: not told apart from it, and it spins less (" +
            rounds + ")";
   const candidate& b = cands_[static_cast<std::size_t>(best_)];
@@ -536,8 +537,11 @@ void tuner::print_json() const {
   }
   const bool done = stop_ == stop_reason::none;
   const unsigned best = winner_ < 0 ? original_ : cands_[static_cast<std::size_t>(winner_)].value;
-  json verdict = {{"value", best}, {"change", winner_ >= 0}, {"text", verdict_text()}};
-  if (winner_ >= 0 && best_ != winner_) {
+  // Only a run that reached its verdict has candidates: one stopped before (no connection, say)
+  // has none to name, and its verdict is null.
+  json verdict;
+  if (done) verdict = {{"value", best}, {"change", winner_ >= 0}, {"text", verdict_text()}};
+  if (done && winner_ >= 0 && best_ != winner_) {
     // The highest above the current value (null: none is, and the winner was measured against the
     // current value), which the rounds do not tell from the smaller delay kept.
     verdict["best"] = best_ < 0 ? json() : json(cands_[static_cast<std::size_t>(best_)].value);
@@ -547,7 +551,7 @@ void tuner::print_json() const {
                           {"hi", winner_vs_best_.hi},
                           {"verdict", str(rt::to_string(winner_vs_best_.verdict))}};
   }
-  d["verdict"] = done ? verdict : json();
+  d["verdict"] = verdict;
   d["my_cnf"] = done ? json(std::string(kVariable) + " = " + std::to_string(best)) : json();
   d["set_global"] =
       done ? json("SET GLOBAL " + std::string(kVariable) + " = " + std::to_string(best) + ";") : json();

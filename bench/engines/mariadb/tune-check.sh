@@ -98,7 +98,7 @@ tune_rc=0
 # shellcheck disable=SC2046 # the options, one word each
 "$tool" --tune mariadb --socket "$SPINWISE_MARIADB_SOCKET" --user root $([ -n "$rounds" ] && echo --rounds "$rounds" --time-limit 3600) \
   --round-seconds "$round_s" --format json >"$SPINWISE_MARIADB_SOCKET.tune.json" || tune_rc=$?
-[ $tune_rc -eq 0 ] || echo "tune-check: --tune failed (exit $tune_rc); the sweep is reported and kept" >&2
+[ $tune_rc -eq 0 ] || echo "tune-check: --tune failed (exit $tune_rc); the sweep is still reported" >&2
 for d in "${list[@]}"; do echo "$d ${rates[$d]}"; done >"$SPINWISE_MARIADB_SOCKET.sweep.txt"
 python3 - "$SPINWISE_MARIADB_SOCKET.sweep.txt" "$SPINWISE_MARIADB_SOCKET.tune.json" "$test" "$threads" "$seconds" \
   "$root/bench" "$keep" <<'PY' || exit 1
@@ -108,7 +108,7 @@ sys.path.insert(0, bench)
 import run_context  # noqa: E402  (the machine, named as every tool names it)
 try:
     tune = json.load(open(tune_json))
-except ValueError:
+except (OSError, ValueError):
     tune = {}  # --tune printed no JSON: it failed before its report
 winner = (tune.get("verdict") or {}).get("value")
 rates = {int(l.split()[0]): [float(x) for x in l.split()[1:]] for l in open(sweep_txt) if l.strip()}
