@@ -535,8 +535,9 @@ TEST(ChoosePaired, WithNoBestTheCheapestNotToldFromTheCurrent) {
   EXPECT_EQ(rt::choose_paired({five_current, five_same}, {5, 0}).chosen, -1) << "5 rounds give no verdict";
 }
 
-// The 3% floor holds under a best as well: a cheaper setting the rounds cannot tell from the best
-// but 6.5% below it in the median (ratios 0.90-1.02) is not chosen over it.
+// The 3% floor holds under a best as well (a floor checked only with no best would take it): a
+// cheaper setting the rounds cannot tell from the best but 6.5% below it in the median (ratios
+// 0.90-1.02) is not chosen over it.
 TEST(ChoosePaired, TheFloorHoldsUnderABestToo) {
   const std::vector<double> current = {100, 101, 99, 100, 102, 98, 100, 101};
   const std::vector<double> best = {110, 111, 109, 110, 112, 108, 110, 111};

@@ -24,7 +24,7 @@ class server_link {
   server_link(const server_link&) = delete;
   server_link& operator=(const server_link&) = delete;
 
-  // Whether this build has the client library (--tune is refused without it).
+  // Whether this build has the client library (without it, connect() fails saying so).
   static bool available() noexcept;
 
   // Connects (closing any earlier connection), with short connect, read and write timeouts so a
